@@ -1,0 +1,5 @@
+"""``python -m planmode …`` is the ``planmode`` command."""
+
+from planmode.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,54 @@
+"""The ``planmode`` command: ``lsp`` (the server), ``demo``.
+
+Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
+pygls or pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="planmode", description="An AI coding agent's plan mode as a language server."
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    lsp = verbs.add_parser("lsp", help="run the language server (stdio by default)")
+    lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
+    lsp.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
+    lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    verbs.add_parser("demo", help="play agent and editor against the server, end to end")
+    return parser
+
+
+def run_lsp(args: argparse.Namespace) -> int:
+    # stdout is the transport: logs go to stderr only.
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, args.log_level),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    from planmode.lsp.app import create_server
+
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.verb == "lsp":
+        return run_lsp(args)
+    if args.verb == "demo":
+        from planmode.demo import run_demo
+
+        return run_demo()
+    return 2

@@ -1,0 +1,1 @@
+"""Plan mode itself, with no transport: pure Python, no pygls import below here."""

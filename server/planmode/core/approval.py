@@ -1,0 +1,168 @@
+"""Approvals: what is pending, what the approver saw, and what the agent is told.
+
+An approval is created by ExitPlanMode and decided by approve or reject (contract §5). The
+approved plan is the text the plan file holds at approval time; when it differs from what the
+agent submitted the agent is told so, with a diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from planmode.core import prompts
+from planmode.core.modes import PermissionMode
+
+Outcome = Literal["approved", "rejected", "awaitingLeaderApproval"]
+
+
+@dataclass(frozen=True)
+class AllowedPrompt:
+    """A semantic permission the agent asks for with its plan, e.g. Bash "run tests"."""
+
+    tool: str
+    prompt: str
+
+    def to_wire(self) -> dict[str, str]:
+        return {"tool": self.tool, "prompt": self.prompt}
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Approval:
+    session_id: str
+    plan_file_path: Path
+    submitted_plan: str
+    agent_id: str | None = None
+    allowed_prompts: tuple[AllowedPrompt, ...] = ()
+    # ExitPlanMode's own ``plan`` input counts as an edit (guide §10.6).
+    plan_given: bool = False
+    approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    requested_at: str = field(default_factory=now_iso)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "approvalId": self.approval_id,
+            "sessionId": self.session_id,
+            "agentId": self.agent_id,
+            "planFilePath": str(self.plan_file_path),
+            "submittedPlan": self.submitted_plan,
+            "allowedPrompts": [p.to_wire() for p in self.allowed_prompts],
+            "requestedAt": self.requested_at,
+        }
+
+
+def plan_digest(text: str) -> str:
+    """SHA-256 (hex) of the plan text as UTF-8: what a lens carries to approve exactly it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def edit_counts(before: str, after: str) -> tuple[int, int]:
+    """Lines added and removed going from ``before`` to ``after``."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), False)
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def edits_diff(before: str, after: str, path: Path | str) -> str | None:
+    """A unified diff from the submitted plan to the approved one, or None when equal."""
+    if before == after:
+        return None
+    lines = difflib.unified_diff(
+        _diff_lines(before),
+        _diff_lines(after),
+        fromfile=f"{path} (submitted)",
+        tofile=f"{path} (approved)",
+    )
+    return "".join(lines)
+
+
+def _diff_lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+def approve_lens_title(submitted: str, current: str) -> str:
+    """``Approve plan``, or ``Approve plan (edited: +3 −1)`` once the user changed it."""
+    if submitted == current:
+        return "Approve plan"
+    added, removed = edit_counts(submitted, current)
+    return f"Approve plan (edited: +{added} −{removed})"
+
+
+@dataclass(frozen=True)
+class ExitResult:
+    outcome: Outcome
+    file_path: str
+    tool_result: str
+    plan: str | None = None
+    is_agent: bool = False
+    plan_was_edited: bool = False
+    user_edits_diff: str | None = None
+    restored_mode: PermissionMode | None = None
+    granted_prompts: tuple[AllowedPrompt, ...] = ()
+    feedback: str | None = None
+    request_id: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "plan": self.plan,
+            "filePath": self.file_path,
+            "isAgent": self.is_agent,
+            "planWasEdited": self.plan_was_edited,
+            "userEditsDiff": self.user_edits_diff,
+            "restoredMode": self.restored_mode,
+            "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
+            "feedback": self.feedback,
+            "requestId": self.request_id,
+            "toolResult": self.tool_result,
+        }
+
+
+def approved_exit(
+    approval: Approval, approved_plan: str | None, restored_mode: PermissionMode | None
+) -> ExitResult:
+    """The agent's result when ``approved_plan`` (the file at approval time) is approved."""
+    current = approved_plan or ""
+    user_edited = current != approval.submitted_plan
+    edited = approval.plan_given or user_edited
+    path = str(approval.plan_file_path)
+    plan = approved_plan if approved_plan is not None and approved_plan.strip() else None
+    return ExitResult(
+        outcome="approved",
+        file_path=path,
+        plan=plan,
+        is_agent=approval.agent_id is not None,
+        plan_was_edited=edited,
+        user_edits_diff=edits_diff(approval.submitted_plan, current, path),
+        restored_mode=restored_mode,
+        granted_prompts=approval.allowed_prompts,
+        tool_result=prompts.exit_tool_result(plan, path, approval.agent_id is not None, edited),
+    )
+
+
+def rejected_exit(approval: Approval, feedback: str | None) -> ExitResult:
+    path = str(approval.plan_file_path)
+    return ExitResult(
+        outcome="rejected",
+        file_path=path,
+        plan=approval.submitted_plan or None,
+        is_agent=approval.agent_id is not None,
+        feedback=feedback,
+        tool_result=prompts.rejected_result(path, feedback),
+    )

@@ -1,0 +1,151 @@
+"""Plan files: where they live, their word slugs, and reading and writing them safely.
+
+Guide §7.1–7.6 with the contract's §3: plans live in ``<root>/.claude/plans`` unless the
+``plansDirectory`` setting names a directory inside the workspace (symlinks resolved); a
+session's slug is a coolname word slug chosen once; writes are atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from coolname import generate_slug
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PLANS_SUBDIR = Path(".claude") / "plans"
+SLUG_ATTEMPTS = 10
+# Agent ids end up in file names: keep them to one safe path segment.
+SAFE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+_AGENT_SUFFIX_RE = re.compile(r"^(?P<slug>.+?)-agent-(?P<agent>[A-Za-z0-9._-]+)$")
+
+
+@dataclass(frozen=True)
+class PlansLocation:
+    directory: Path
+    # Set when the configured directory could not be used; says why, naming the setting.
+    warning: str | None = None
+
+
+def resolve_plans_directory(root: Path, setting: str | None) -> PlansLocation:
+    """Where plan files go for ``root`` given the ``plansDirectory`` setting.
+
+    The setting is resolved against the root with ``~`` expanded and symlinks followed; a
+    result outside the root falls back to ``<root>/.claude/plans`` with a warning.
+    """
+    real_root = root.resolve()
+    default = real_root / DEFAULT_PLANS_SUBDIR
+    if not setting or not setting.strip():
+        return PlansLocation(default)
+    if "\x00" in setting:
+        return PlansLocation(default, _escape_warning(setting, "contains a NUL byte", default))
+    candidate = Path(os.path.expanduser(setting.strip()))
+    resolved = (real_root / candidate).resolve()
+    if resolved != real_root and not resolved.is_relative_to(real_root):
+        reason = f"resolves to {resolved}, outside the workspace {real_root}"
+        return PlansLocation(default, _escape_warning(setting, reason, default))
+    if resolved.exists() and not resolved.is_dir():
+        reason = f"resolves to {resolved}, which is not a directory"
+        return PlansLocation(default, _escape_warning(setting, reason, default))
+    return PlansLocation(resolved)
+
+
+def _escape_warning(setting: str, reason: str, default: Path) -> str:
+    return f"plansDirectory {setting!r} {reason}; plans are kept in {default} instead."
+
+
+def generate_plan_slug(directory: Path, exists: Callable[[Path], bool] | None = None) -> str:
+    """A fresh word slug whose ``<slug>.md`` is free, trying at most ten times (guide §7.4)."""
+    taken = exists or Path.exists
+    slug = generate_slug(2)
+    for _ in range(SLUG_ATTEMPTS - 1):
+        if not taken(directory / f"{slug}.md"):
+            break
+        slug = generate_slug(2)
+    return slug
+
+
+def plan_file_name(slug: str, agent_id: str | None = None) -> str:
+    if agent_id is None:
+        return f"{slug}.md"
+    if not SAFE_ID_RE.match(agent_id):
+        raise ValueError(f"agentId {agent_id!r} is not a safe file-name segment")
+    return f"{slug}-agent-{agent_id}.md"
+
+
+def read_plan(path: Path) -> str | None:
+    """The plan text, or None when there is none (guide §7.6: other errors are logged)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        log.error("cannot read plan file %s: %s", path, exc)
+        return None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` so that a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as tmp:
+            tmp.write(text)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_directory(path.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class PlanFileInfo:
+    path: Path
+    slug: str
+    agent_id: str | None
+    modified: float
+    size_bytes: int
+
+
+def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:
+    """Every ``*.md`` plan in ``directory`` (none when it does not exist)."""
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        if not entry.name.endswith(".md") or entry.name.startswith("."):
+            continue
+        try:
+            if not entry.is_file():
+                continue
+            stat = entry.stat()
+        except OSError:
+            continue
+        stem = entry.name[: -len(".md")]
+        match = _AGENT_SUFFIX_RE.match(stem)
+        slug, agent = (match["slug"], match["agent"]) if match else (stem, None)
+        yield PlanFileInfo(Path(entry.path), slug, agent, stat.st_mtime, stat.st_size)

@@ -1,0 +1,127 @@
+"""The texts the model and the user receive: tool results and ``/plan`` messages.
+
+Guide §6 (the ``/plan`` command's messages), §9.5 (EnterPlanMode's tool result) and §10.10
+(the four ExitPlanMode tool results). Wording the seed fixes is kept exactly.
+"""
+
+from __future__ import annotations
+
+ENTERED_PLAN_MODE = (
+    "Entered plan mode. You should now focus on exploring the codebase and designing an "
+    "implementation approach."
+)
+
+_ENTER_STANDARD = """
+
+In plan mode, you should:
+1. Thoroughly explore the codebase to understand existing patterns
+2. Identify similar features and architectural approaches
+3. Consider multiple approaches and their trade-offs
+4. Use AskUserQuestion if you need to clarify the approach
+5. Design a concrete implementation strategy
+6. When ready, use ExitPlanMode to present your plan for approval
+
+Remember: DO NOT write or edit any files yet. This is a read-only exploration and planning \
+phase."""
+
+_ENTER_INTERVIEW = """
+
+DO NOT write or edit any files except the plan file. Detailed workflow instructions will \
+follow."""
+
+
+def enter_tool_result(interview_phase: bool) -> str:
+    """EnterPlanMode's tool_result (guide §9.5); the full workflow comes as an attachment."""
+    return ENTERED_PLAN_MODE + (_ENTER_INTERVIEW if interview_phase else _ENTER_STANDARD)
+
+
+NOT_IN_PLAN_MODE = (
+    "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. "
+    "If your plan was already approved, continue with implementation."
+)
+EXIT_PERMISSION_PROMPT = "Exit plan mode?"
+
+# /plan (guide §6)
+ENABLED_PLAN_MODE = "Enabled plan mode"
+ALREADY_IN_PLAN_MODE_NO_PLAN = "Already in plan mode. No plan written yet."
+
+
+def opened_plan(path: str) -> str:
+    return f"Opened plan in editor: {path}"
+
+
+def failed_to_open_plan(error: str) -> str:
+    return f"Failed to open plan in editor: {error}"
+
+
+def plan_display(plan: str, path: str, editor_name: str | None) -> str:
+    """The text form of ``<PlanDisplay>``: title, path, the plan, and how to open it."""
+    parts = ["Current Plan", path, "", plan]
+    if editor_name:
+        parts += ["", f'"/plan open" to edit this plan in {editor_name}']
+    return "\n".join(parts)
+
+
+# ExitPlanMode tool results (guide §10.10)
+def teammate_waiting_result(file_path: str, request_id: str) -> str:
+    return (
+        "Your plan has been submitted to the team lead for approval.\n"
+        "\n"
+        f"Plan file: {file_path}\n"
+        "\n"
+        "What happens next:\n"
+        "1. Wait for the team lead to review your plan\n"
+        "2. You will receive a message in your inbox with approval/rejection\n"
+        "3. If approved, you can proceed with implementation\n"
+        "4. If rejected, refine your plan based on the feedback\n"
+        "\n"
+        "Important: Do NOT proceed until you receive approval.\n"
+        "\n"
+        f"Request ID: {request_id}"
+    )
+
+
+AGENT_APPROVED_RESULT = (
+    "User has approved the plan. There is nothing else needed from you now. "
+    'Please respond with "ok"'
+)
+EMPTY_PLAN_APPROVED_RESULT = "User has approved exiting plan mode. You can now proceed."
+
+
+def approved_result(plan: str, file_path: str, edited: bool) -> str:
+    heading = "## Approved Plan (edited by user):" if edited else "## Approved Plan:"
+    return (
+        "User has approved your plan. You can now start coding. Start with updating your todo "
+        "list if applicable\n"
+        "\n"
+        f"Your plan has been saved to: {file_path}\n"
+        "You can refer back to it if needed during implementation.\n"
+        "\n"
+        f"{heading}\n"
+        f"{plan}"
+    )
+
+
+def exit_tool_result(plan: str | None, file_path: str, is_agent: bool, edited: bool) -> str:
+    """The approved-exit tool_result, choosing among the agent, empty and normal texts."""
+    if is_agent:
+        return AGENT_APPROVED_RESULT
+    if plan is None or not plan.strip():
+        return EMPTY_PLAN_APPROVED_RESULT
+    return approved_result(plan, file_path, edited)
+
+
+REJECTED_PREFIX = "User rejected the plan. Keep planning"
+
+
+def rejected_result(file_path: str, feedback: str | None) -> str:
+    text = (
+        f"{REJECTED_PREFIX}: you are still in plan mode. Revise the plan at {file_path} and "
+        "call ExitPlanMode again when it is ready."
+    )
+    if feedback and feedback.strip():
+        text += f"\n\nThe user's feedback:\n{feedback.strip()}"
+    return text
+
+
+SUPERSEDED_FEEDBACK = "A newer ExitPlanMode call replaced this one before it was decided."

@@ -1,0 +1,410 @@
+"""The plan-mode service of one workspace: sessions, their plan files, entering, exiting.
+
+This is the whole behaviour without any transport: the LSP layer turns requests into calls
+here and results into responses and notifications. Every method validates before it changes
+anything, so a call that raises :class:`PlanModeError` has changed nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planmode.core import modes, plans, prompts
+from planmode.core.approval import (
+    AllowedPrompt,
+    Approval,
+    ExitResult,
+    approved_exit,
+    plan_digest,
+    rejected_exit,
+)
+from planmode.core.modes import AutoModeSettings, PermissionMode
+from planmode.core.session import CorruptSession, Session, SessionStore, is_valid_session_id
+from planmode.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class PlanModeError(Exception):
+    """A request that cannot be carried out; nothing was changed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParams(PlanModeError):
+    pass
+
+
+class NotInPlanMode(PlanModeError):
+    def __init__(self) -> None:
+        super().__init__(prompts.NOT_IN_PLAN_MODE)
+
+
+class AgentContext(PlanModeError):
+    def __init__(self) -> None:
+        super().__init__("EnterPlanMode tool cannot be used in agent contexts")
+
+
+class PlanModeDisabled(PlanModeError):
+    def __init__(self) -> None:
+        super().__init__(
+            "Plan mode is disabled while channels are active: its approval could not be "
+            "answered from a channel, so it could never be left."
+        )
+
+
+class NoPlanFile(PlanModeError):
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"No plan file found at {path}. Please write your plan to this file before "
+            "calling ExitPlanMode."
+        )
+
+
+class NoPendingApproval(PlanModeError):
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"No pending approval {detail}")
+
+
+class PlanChanged(PlanModeError):
+    def __init__(self) -> None:
+        super().__init__(
+            "Plan changed since it was shown: review the current plan and approve it again."
+        )
+
+
+@dataclass(frozen=True)
+class SlashResult:
+    message: str
+    should_query: bool = False
+    # Set for ``/plan open``: the path the editor should show.
+    open_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An approved or rejected exit: what the agent gets and what to tell the user."""
+
+    approval: Approval
+    result: ExitResult
+    warnings: tuple[str, ...] = ()
+    # The text written back to the plan file, when it had to be.
+    written: str | None = None
+
+
+TextReader = Callable[[Path], str | None]
+
+
+class PlanModeService:
+    def __init__(self, root: Path, settings: Settings | None = None) -> None:
+        self.root = root.resolve()
+        self.store = SessionStore(self.root)
+        self.settings = settings or Settings()
+        self.sessions: dict[str, Session] = {}
+        self._location = plans.resolve_plans_directory(self.root, self.settings.plansDirectory)
+        # Open editor buffers win over the disk: unsaved edits are what the user sees.
+        self.open_document_text: TextReader = lambda _path: None
+        # Sessions whose saved state was unreadable; the user must hear about it once.
+        self.lost_sessions: list[str] = []
+
+    # -- settings -------------------------------------------------------------------------
+    @property
+    def auto(self) -> AutoModeSettings:
+        return AutoModeSettings(
+            gate_enabled=self.settings.autoModeGate,
+            use_during_plan=self.settings.useAutoModeDuringPlan,
+        )
+
+    @property
+    def plans_directory(self) -> Path:
+        return self._location.directory
+
+    @property
+    def plans_directory_warning(self) -> str | None:
+        return self._location.warning
+
+    def update_settings(self, settings: Settings) -> list[Session]:
+        """Apply new settings; returns the sessions whose state changed (guide §14.2)."""
+        self.settings = settings
+        self._location = plans.resolve_plans_directory(self.root, settings.plansDirectory)
+        changed = []
+        for session in self.sessions.values():
+            updated = modes.transition_plan_auto_mode(session.modes, self.auto)
+            if updated != session.modes:
+                session.modes = updated
+                self._save(session)
+                changed.append(session)
+        return changed
+
+    # -- sessions -------------------------------------------------------------------------
+    def session(self, session_id: str, create: bool = True) -> Session | None:
+        """The session named ``session_id``, loaded from disk or created on first use."""
+        if not is_valid_session_id(session_id):
+            raise InvalidParams(
+                f"sessionId must be 1-128 letters, digits, '.', '_' or '-', got {session_id!r}"
+            )
+        found = self.sessions.get(session_id)
+        if found is not None:
+            return found
+        try:
+            found = self.store.load(session_id)
+        except CorruptSession:
+            self.lost_sessions.append(session_id)
+            found = None
+        if found is None and not create:
+            return None
+        if found is None:
+            found = Session(session_id)
+            self.sessions[session_id] = found
+            self._save(found)
+        self.sessions[session_id] = found
+        return found
+
+    def require_session(self, session_id: str) -> Session:
+        session = self.session(session_id)
+        assert session is not None
+        return session
+
+    def _save(self, session: Session) -> None:
+        try:
+            self.store.save(session)
+        except OSError as exc:
+            # Still in memory, so the mode holds while this server runs; say it loudly.
+            log.error("cannot save session %s: %s", session.id, exc)
+
+    # -- plan files -----------------------------------------------------------------------
+    def plan_slug(self, session: Session) -> str:
+        if session.slug is None:
+            taken = {s.slug for s in self.sessions.values() if s.slug}
+
+            def exists(path: Path) -> bool:
+                return path.stem in taken or path.exists()
+
+            session.slug = plans.generate_plan_slug(self.plans_directory, exists)
+            self._save(session)
+        return session.slug
+
+    def plan_path(self, session: Session, agent_id: str | None = None) -> Path:
+        try:
+            name = plans.plan_file_name(self.plan_slug(session), agent_id)
+        except ValueError as exc:
+            raise InvalidParams(str(exc)) from exc
+        return self.plans_directory / name
+
+    def read_plan(self, session: Session, agent_id: str | None = None) -> str | None:
+        return self.read_text(self.plan_path(session, agent_id))
+
+    def read_text(self, path: Path) -> str | None:
+        buffered = self.open_document_text(path)
+        return buffered if buffered is not None else plans.read_plan(path)
+
+    # -- state ----------------------------------------------------------------------------
+    def state(self, session: Session) -> dict[str, Any]:
+        """The wire ``SessionState`` of contract §2."""
+        path = self.plan_path(session)
+        return {
+            "sessionId": session.id,
+            "mode": session.modes.mode,
+            "prePlanMode": session.modes.pre_plan_mode if session.modes.mode == "plan" else None,
+            "planSlug": self.plan_slug(session),
+            "planFilePath": str(path),
+            "planExists": self.read_text(path) is not None,
+            "hasExitedPlanMode": session.modes.has_exited_plan_mode,
+            "needsPlanModeExitAttachment": session.modes.needs_plan_mode_exit_attachment,
+            "autoModeActive": session.modes.auto_mode_active,
+            "pendingApproval": session.pending.to_wire() if session.pending else None,
+            "grantedPrompts": [p.to_wire() for p in session.granted_prompts],
+        }
+
+    def set_mode(self, session: Session, mode: PermissionMode) -> tuple[str, ...]:
+        if mode == "auto" and not self.settings.autoModeGate:
+            raise InvalidParams("mode 'auto' is not available: the autoModeGate setting is off")
+        if mode == "plan" and session.modes.mode != "plan" and self.settings.channelsActive:
+            raise PlanModeDisabled()
+        transition = modes.set_mode(session.modes, mode, self.auto)
+        self._apply(session, transition.state)
+        return transition.warnings
+
+    def enter(self, session: Session, agent_id: str | None = None) -> str:
+        """EnterPlanMode (guide §9): returns the tool_result text."""
+        if agent_id is not None:
+            raise AgentContext()
+        if self.settings.channelsActive:
+            raise PlanModeDisabled()
+        self._apply(session, modes.enter_plan_mode(session.modes, self.auto))
+        return prompts.enter_tool_result(self.settings.interviewPhase)
+
+    def slash_command(
+        self, session: Session, args: str, editor_name: str | None = None
+    ) -> SlashResult:
+        """``/plan [open|<description>]`` (guide §6); ``editor_name`` can open the plan."""
+        if session.modes.mode != "plan":
+            self._apply(session, modes.enter_plan_mode(session.modes, self.auto))
+            description = args.strip()
+            return SlashResult(
+                prompts.ENABLED_PLAN_MODE, should_query=bool(description and description != "open")
+            )
+        path = self.plan_path(session)
+        content = self.read_text(path)
+        if not content:
+            return SlashResult(prompts.ALREADY_IN_PLAN_MODE_NO_PLAN)
+        words = args.split()
+        if words and words[0] == "open":
+            return SlashResult("", open_path=path)
+        return SlashResult(prompts.plan_display(content, str(path), editor_name))
+
+    def _apply(self, session: Session, new_modes: modes.ModeState) -> None:
+        if new_modes != session.modes:
+            if session.modes.mode == "plan" and new_modes.mode != "plan":
+                # Leaving plan mode by any road ends what was pending in it.
+                session.pending = None
+            if session.modes.mode != "plan" and new_modes.mode == "plan":
+                # Grants came with the last approved plan; a new plan starts without them.
+                session.granted_prompts = ()
+            session.modes = new_modes
+            self._save(session)
+
+    # -- exit and approval ----------------------------------------------------------------
+    def begin_exit(
+        self,
+        session: Session,
+        agent_id: str | None = None,
+        plan: str | None = None,
+        allowed_prompts: tuple[AllowedPrompt, ...] = (),
+    ) -> tuple[Approval, Approval | None]:
+        """Validate an ExitPlanMode call and make its approval pending.
+
+        Returns the new approval and the one it replaced, if any (that one must be answered
+        as rejected). ``plan`` is written to the plan file first (guide §10.6).
+        """
+        if session.modes.mode != "plan":
+            raise NotInPlanMode()
+        path = self.plan_path(session, agent_id)
+        if plan is not None:
+            plans.write_atomic(path, plan)
+        submitted = plan if plan is not None else (self.read_text(path) or "")
+        approval = Approval(
+            session_id=session.id,
+            plan_file_path=path,
+            submitted_plan=submitted,
+            agent_id=agent_id,
+            allowed_prompts=allowed_prompts,
+            plan_given=plan is not None,
+        )
+        replaced = session.pending
+        session.pending = approval
+        return approval, replaced
+
+    def find_pending(self, approval_id: str, session_id: str | None = None) -> Session:
+        """The session whose pending approval is ``approval_id``."""
+        if session_id is not None:
+            session = self.session(session_id, create=False)
+            if session is None:
+                raise NoPendingApproval(f"(unknown session {session_id!r})")
+            candidates = [session]
+        else:
+            candidates = list(self.sessions.values())
+        for session in candidates:
+            if session.pending is not None and session.pending.approval_id == approval_id:
+                return session
+        raise NoPendingApproval(f"with approvalId {approval_id!r}")
+
+    def current_plan(self, approval: Approval) -> str:
+        return self.read_text(approval.plan_file_path) or ""
+
+    def approve(
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        mode: PermissionMode | None = None,
+        plan_sha256: str | None = None,
+    ) -> Decision:
+        """Approve the plan as the file holds it now, and restore the session's mode."""
+        if mode == "plan":
+            raise InvalidParams("mode must be a mode to return to, not 'plan'")
+        session = self.find_pending(approval_id, session_id)
+        approval = session.pending
+        assert approval is not None
+        current = self.current_plan(approval)
+        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
+            raise PlanChanged()
+        written = None
+        if current != (plans.read_plan(approval.plan_file_path) or ""):
+            plans.write_atomic(approval.plan_file_path, current)
+            written = current
+        warnings: tuple[str, ...] = ()
+        restored: PermissionMode | None = None
+        if approval.agent_id is None:
+            # A subagent's plan is approved without taking the whole session out of plan.
+            transition = modes.exit_plan_mode(session.modes, self.auto, chosen=mode)
+            warnings = transition.warnings
+            restored = transition.state.mode
+            session.modes = transition.state
+            session.granted_prompts = _merge_prompts(
+                session.granted_prompts, approval.allowed_prompts
+            )
+        session.pending = None
+        self._save(session)
+        return Decision(approval, approved_exit(approval, current, restored), warnings, written)
+
+    def reject(
+        self, approval_id: str, session_id: str | None = None, feedback: str | None = None
+    ) -> Decision:
+        session = self.find_pending(approval_id, session_id)
+        approval = session.pending
+        assert approval is not None
+        session.pending = None
+        return Decision(approval, rejected_exit(approval, feedback))
+
+    def cancel(self, approval: Approval) -> bool:
+        """Drop a pending approval whose request went away; the session stays in plan."""
+        session = self.sessions.get(approval.session_id)
+        if session is None or session.pending is None:
+            return False
+        if session.pending.approval_id != approval.approval_id:
+            return False
+        session.pending = None
+        return True
+
+    # -- listing --------------------------------------------------------------------------
+    def list_plans(self) -> list[dict[str, Any]]:
+        owners = self.store.slugs()
+        owners.update({s.slug: s.id for s in self.sessions.values() if s.slug})
+        pending = {
+            s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
+        }
+        listed = []
+        for info in plans.list_plan_files(self.plans_directory):
+            listed.append(
+                {
+                    "path": str(info.path),
+                    "slug": info.slug,
+                    "sessionId": owners.get(info.slug),
+                    "agentId": info.agent_id,
+                    "modified": datetime.fromtimestamp(info.modified, UTC)
+                    .isoformat(timespec="seconds")
+                    .replace("+00:00", "Z"),
+                    "sizeBytes": info.size_bytes,
+                    "pending": info.path in pending,
+                }
+            )
+        listed.sort(key=lambda p: str(p["modified"]), reverse=True)
+        return listed
+
+
+def _merge_prompts(
+    held: tuple[AllowedPrompt, ...], new: tuple[AllowedPrompt, ...]
+) -> tuple[AllowedPrompt, ...]:
+    return held + tuple(p for p in new if p not in held)
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())

@@ -1,0 +1,127 @@
+"""Sessions: one agent conversation's mode state, plan slug and grants, kept on disk.
+
+A session is saved after every change to ``<root>/.claude/plan-mode/sessions/<id>.json``
+(atomically), so a server started again on the same workspace finds it in plan mode with the
+same slug (contract §2). Pending approvals are not saved: the request that waits for one dies
+with the server that held it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from planmode.core.approval import AllowedPrompt, Approval, now_iso
+from planmode.core.modes import PERMISSION_MODES, ModeState
+from planmode.core.plans import SAFE_ID_RE, write_atomic
+
+log = logging.getLogger(__name__)
+
+STATE_DIR = Path(".claude") / "plan-mode"
+FORMAT_VERSION = 1
+
+
+def is_valid_session_id(session_id: str) -> bool:
+    return bool(SAFE_ID_RE.match(session_id))
+
+
+@dataclass
+class Session:
+    id: str
+    modes: ModeState = field(default_factory=ModeState)
+    slug: str | None = None
+    granted_prompts: tuple[AllowedPrompt, ...] = ()
+    created_at: str = field(default_factory=now_iso)
+    pending: Approval | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": FORMAT_VERSION,
+            "sessionId": self.id,
+            "planSlug": self.slug,
+            "modes": asdict(self.modes),
+            "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
+            "createdAt": self.created_at,
+            "updatedAt": now_iso(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Session:
+        raw_modes = data.get("modes") or {}
+        known = {f.name for f in fields(ModeState)}
+        values = {k: v for k, v in raw_modes.items() if k in known}
+        for key in ("allow_rules", "stripped_dangerous_rules"):
+            if isinstance(values.get(key), list):
+                values[key] = tuple(values[key])
+        modes = replace(ModeState(), **values)
+        if modes.mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown mode {modes.mode!r}")
+        return cls(
+            id=str(data["sessionId"]),
+            modes=modes,
+            slug=data.get("planSlug"),
+            granted_prompts=tuple(
+                AllowedPrompt(str(p["tool"]), str(p["prompt"]))
+                for p in data.get("grantedPrompts") or []
+            ),
+            created_at=str(data.get("createdAt") or now_iso()),
+        )
+
+
+class SessionStore:
+    """Reads and writes session files under one workspace's state directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.directory = root / STATE_DIR / "sessions"
+
+    def path(self, session_id: str) -> Path:
+        if not is_valid_session_id(session_id):
+            raise ValueError(f"sessionId {session_id!r} is not a safe file-name segment")
+        return self.directory / f"{session_id}.json"
+
+    def load(self, session_id: str) -> Session | None:
+        """The saved session, or None. A corrupt file is moved aside and reported."""
+        path = self.path(session_id)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return Session.from_json(data)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            aside = path.with_suffix(f".corrupt-{os.getpid()}")
+            log.error("session file %s is unreadable (%s); moved to %s", path, exc, aside)
+            with contextlib.suppress(OSError):
+                os.replace(path, aside)
+            raise CorruptSession(session_id, str(exc)) from exc
+
+    def save(self, session: Session) -> None:
+        write_atomic(self.path(session.id), json.dumps(session.to_json(), indent=2) + "\n")
+
+    def slugs(self) -> dict[str, str]:
+        """slug -> session id for every saved session (for listing plans)."""
+        found: dict[str, str] = {}
+        try:
+            entries = list(os.scandir(self.directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return found
+        for entry in entries:
+            if not entry.name.endswith(".json"):
+                continue
+            try:
+                data = json.loads(Path(entry.path).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and isinstance(data.get("planSlug"), str):
+                found[data["planSlug"]] = str(data.get("sessionId"))
+        return found
+
+
+class CorruptSession(Exception):
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(f"saved state of session {session_id!r} was unreadable: {reason}")
+        self.session_id = session_id

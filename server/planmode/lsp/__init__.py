@@ -1,0 +1,1 @@
+"""The pygls layer: thin wiring from LSP messages to the core service."""

@@ -1,0 +1,13 @@
+"""Builds the server with every feature registered."""
+
+from __future__ import annotations
+
+from planmode.lsp import approval, codelens, edits, settings, state
+from planmode.lsp.server import PlanModeServer
+
+
+def create_server() -> PlanModeServer:
+    server = PlanModeServer()
+    for feature in (settings, state, approval, codelens, edits):
+        feature.register(server)
+    return server

@@ -1,0 +1,134 @@
+"""ExitPlanMode and its approval: exit waits; approve and reject (requests or lenses) answer.
+
+``planMode/exit`` makes an approval pending, shows the plan in the editor and waits.
+``planMode/approve`` / ``planMode/reject`` — or the same commands run from the plan's code
+lenses — decide it; the waiting exit then returns its ExitResult (contract §5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from planmode.core import prompts
+from planmode.core.approval import Approval, ExitResult, rejected_exit
+from planmode.core.service import Decision
+from planmode.lsp import protocol
+from planmode.lsp.models import ApproveParams, ExitParams, RejectParams
+from planmode.lsp.server import PlanModeServer
+
+log = logging.getLogger(__name__)
+
+
+async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    approval, replaced = server.service.begin_exit(
+        session,
+        agent_id=params.agentId,
+        plan=params.plan,
+        allowed_prompts=tuple(p.to_core() for p in params.allowedPrompts),
+    )
+    if replaced is not None:
+        answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
+    waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    server.waiters[approval.approval_id] = waiter
+    server.notify(protocol.APPROVAL_REQUESTED, approval.to_wire())
+    server.publish_state(session)
+    server.refresh_code_lenses()
+    server.run_task(show_plan(server, approval))
+    try:
+        return await waiter
+    except asyncio.CancelledError:
+        # The agent gave up waiting ($/cancelRequest): plan mode stays, the request is gone.
+        if server.service.cancel(approval):
+            server.notify(
+                protocol.APPROVAL_RESOLVED,
+                {"approvalId": approval.approval_id, "outcome": "cancelled"},
+            )
+            server.publish_state(session)
+            server.refresh_code_lenses()
+        raise
+    finally:
+        server.waiters.pop(approval.approval_id, None)
+
+
+async def show_plan(server: PlanModeServer, approval: Approval) -> None:
+    """Bring the plan up in the editor, or ask in a message when there is no file to show."""
+    path = approval.plan_file_path
+    if path.exists() or server.open_document_text(path) is not None:
+        if server.client_supports("window", "show_document"):
+            await server.window_show_document_async(
+                types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+            )
+        return
+    # An exit without a plan file still needs an answer; lenses need a file to sit on.
+    approve, reject = "Approve", "Reject"
+    choice = await server.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=f"{prompts.EXIT_PERMISSION_PROMPT} The agent wrote no plan.",
+            actions=[types.MessageActionItem(title=approve), types.MessageActionItem(title=reject)],
+        )
+    )
+    title = getattr(choice, "title", None)
+    if title not in (approve, reject) or approval.approval_id not in server.waiters:
+        return
+    if title == approve:
+        finish(server, server.service.approve(approval.approval_id, approval.session_id))
+    else:
+        finish(server, server.service.reject(approval.approval_id, approval.session_id))
+
+
+def finish(server: PlanModeServer, decision: Decision) -> None:
+    """Answer the waiting exit and tell every client what was decided."""
+    approval, result = decision.approval, decision.result
+    resolve_waiter(server, approval, result)
+    for warning in decision.warnings:
+        server.show_message(warning)
+    resolved: dict[str, Any] = {"approvalId": approval.approval_id, "outcome": result.outcome}
+    if result.restored_mode is not None:
+        resolved["restoredMode"] = result.restored_mode
+    server.notify(protocol.APPROVAL_RESOLVED, resolved)
+    session = server.service.sessions.get(approval.session_id)
+    if session is not None:
+        server.publish_state(session)
+    server.refresh_code_lenses()
+
+
+def resolve_waiter(server: PlanModeServer, approval: Approval, result: ExitResult) -> None:
+    waiter = server.waiters.pop(approval.approval_id, None)
+    if waiter is not None and not waiter.done():
+        waiter.set_result(result.to_wire())
+
+
+def answer_superseded(server: PlanModeServer, approval: Approval, reason: str) -> None:
+    """An approval that can no longer be decided is answered as rejected, with why."""
+    result = rejected_exit(approval, reason)
+    resolve_waiter(server, approval, result)
+    server.notify(
+        protocol.APPROVAL_RESOLVED, {"approvalId": approval.approval_id, "outcome": "rejected"}
+    )
+
+
+def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
+    decision = server.service.approve(
+        params.approvalId, params.sessionId, params.mode, params.planSha256
+    )
+    finish(server, decision)
+    return {"ok": True}
+
+
+def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
+    finish(server, server.service.reject(params.approvalId, params.sessionId, params.feedback))
+    return {"ok": True}
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.EXIT, ExitParams)(exit_plan_mode)
+    server.request(protocol.APPROVE, ApproveParams)(approve)
+    server.request(protocol.REJECT, RejectParams)(reject)
+    server.command_request(protocol.COMMAND_APPROVE, ApproveParams, approve)
+    server.command_request(protocol.COMMAND_REJECT, RejectParams, reject)

@@ -1,0 +1,65 @@
+"""Code lenses on a plan file under review: Approve plan, Approve & auto-accept edits, Reject….
+
+Each lens carries the SHA-256 of the plan text as it was when the lens was computed, so a
+lens shown before the plan changed cannot approve the changed plan (contract §8).
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from planmode.core.approval import Approval, approve_lens_title, plan_digest
+from planmode.lsp import protocol
+from planmode.lsp.server import PlanModeServer, uri_to_path
+
+
+def approval_lenses(approval: Approval, current: str) -> list[types.CodeLens]:
+    digest = plan_digest(current)
+    top = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    approve_args = {"approvalId": approval.approval_id, "planSha256": digest}
+    if approval.session_id:
+        approve_args["sessionId"] = approval.session_id
+    return [
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=approve_lens_title(approval.submitted_plan, current),
+                command=protocol.COMMAND_APPROVE,
+                arguments=[approve_args],
+            ),
+        ),
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=protocol.LENS_APPROVE_ACCEPT_EDITS,
+                command=protocol.COMMAND_APPROVE,
+                arguments=[{**approve_args, "mode": "acceptEdits"}],
+            ),
+        ),
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=protocol.LENS_REJECT,
+                command=protocol.COMMAND_REJECT,
+                arguments=[{"approvalId": approval.approval_id, "sessionId": approval.session_id}],
+            ),
+        ),
+    ]
+
+
+def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    path = uri_to_path(params.text_document.uri)
+    if path is None:
+        return []
+    lenses: list[types.CodeLens] = []
+    for session in server.service.sessions.values():
+        approval = session.pending
+        if approval is not None and approval.plan_file_path == path:
+            lenses += approval_lenses(approval, server.service.current_plan(approval))
+    return lenses
+
+
+def register(server: PlanModeServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        return code_lens(server, params)

@@ -1,0 +1,140 @@
+"""``planMode/applyEdit``: an agent's workspace edit, checked whole, then applied whole.
+
+In plan mode an edit whose targets are not all this session's plan file is refused entirely
+(contract §6). An allowed edit goes to the editor with ``workspace/applyEdit`` so it is
+undoable there; an editor that cannot apply edits gets it written to disk instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from planmode.core import edits
+from planmode.core.service import InvalidParams
+from planmode.lsp import protocol
+from planmode.lsp.models import ApplyEditParams
+from planmode.lsp.server import PlanModeServer, uri_to_path
+
+_converter = get_converter()
+
+
+def _path(uri: str) -> Path:
+    path = uri_to_path(uri)
+    if path is None:
+        raise InvalidParams(f"planMode/applyEdit: {uri!r} is not a file: URI")
+    return path
+
+
+def _text_edits(raw: Sequence[Any]) -> tuple[edits.TextEdit, ...]:
+    converted = []
+    for e in raw:
+        if not isinstance(e.new_text, str):
+            raise InvalidParams("planMode/applyEdit: snippet edits are not supported")
+        converted.append(
+            edits.TextEdit(
+                (e.range.start.line, e.range.start.character),
+                (e.range.end.line, e.range.end.character),
+                e.new_text,
+            )
+        )
+    return tuple(converted)
+
+
+def to_operations(edit: types.WorkspaceEdit) -> list[edits.Operation]:
+    """The edit as core operations; ``documentChanges`` wins over ``changes`` (as in LSP)."""
+    operations: list[edits.Operation] = []
+    if edit.document_changes is not None:
+        for change in edit.document_changes:
+            if isinstance(change, types.TextDocumentEdit):
+                operations.append(
+                    edits.ChangeText(_path(change.text_document.uri), _text_edits(change.edits))
+                )
+            elif isinstance(change, types.CreateFile):
+                create = change.options
+                operations.append(
+                    edits.CreateFile(
+                        _path(change.uri),
+                        bool(create and create.overwrite),
+                        bool(create and create.ignore_if_exists),
+                    )
+                )
+            elif isinstance(change, types.RenameFile):
+                rename = change.options
+                operations.append(
+                    edits.RenameFile(
+                        _path(change.old_uri),
+                        _path(change.new_uri),
+                        bool(rename and rename.overwrite),
+                        bool(rename and rename.ignore_if_exists),
+                    )
+                )
+            elif isinstance(change, types.DeleteFile):
+                delete = change.options
+                operations.append(
+                    edits.DeleteFile(
+                        _path(change.uri),
+                        bool(delete and delete.recursive),
+                        bool(delete and delete.ignore_if_not_exists),
+                    )
+                )
+    elif edit.changes:
+        for uri, text_edits in edit.changes.items():
+            operations.append(edits.ChangeText(_path(uri), _text_edits(text_edits)))
+    return operations
+
+
+def parse_workspace_edit(raw: dict[str, Any]) -> types.WorkspaceEdit:
+    try:
+        return _converter.structure(raw, types.WorkspaceEdit)
+    except Exception as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidParams(
+            f"planMode/applyEdit: field 'edit' is not a valid WorkspaceEdit ({detail})"
+        ) from exc
+
+
+async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    workspace_edit = parse_workspace_edit(params.edit)
+    operations = to_operations(workspace_edit)
+    if not operations:
+        raise InvalidParams("planMode/applyEdit: field 'edit' contains no changes")
+    service = server.service
+    if session.modes.mode == "plan":
+        allowed = {service.plan_path(session, params.agentId)}
+        outside = edits.first_outside(operations, allowed)
+        if outside is not None:
+            return {
+                "applied": False,
+                "failureReason": (
+                    f"Plan mode: the whole edit was rejected because it targets {outside}, "
+                    f"which is not the plan file ({next(iter(allowed))}). Only the plan file "
+                    "may be written while planning."
+                ),
+            }
+    if server.client_supports("workspace", "apply_edit"):
+        answer = await server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=workspace_edit, label=params.label)
+        )
+        result: dict[str, Any] = {"applied": bool(answer.applied)}
+        if not answer.applied:
+            result["failureReason"] = answer.failure_reason or "the editor did not apply it"
+    else:
+        try:
+            edits.apply_to_disk(operations)
+            result = {"applied": True}
+        except edits.EditError as exc:
+            result = {"applied": False, "failureReason": str(exc)}
+    if result["applied"]:
+        server.publish_state(session)
+        server.refresh_code_lenses()
+    return result
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.APPLY_EDIT, ApplyEditParams)(apply_edit)

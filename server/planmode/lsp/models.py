@@ -1,0 +1,104 @@
+"""Typed params of every ``planMode/*`` request and command; a validation error is -32602."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planmode.core.approval import AllowedPrompt
+from planmode.core.modes import PermissionMode
+from planmode.core.service import InvalidParams
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    sessionId: str | None = None
+
+
+class GetStateParams(Params):
+    pass
+
+
+class SetModeParams(Params):
+    mode: PermissionMode
+
+
+class EnterParams(Params):
+    # EnterPlanMode's input is a strict empty object (guide §9.2): nothing else is accepted.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agentId: str | None = None
+
+
+class SlashCommandParams(Params):
+    args: str = ""
+
+
+class AllowedPromptParams(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    tool: str = Field(pattern=r"^Bash$")
+    prompt: str = Field(min_length=1, max_length=1000)
+
+    def to_core(self) -> AllowedPrompt:
+        return AllowedPrompt(self.tool, self.prompt.strip())
+
+
+class ExitParams(Params):
+    agentId: str | None = None
+    plan: str | None = None
+    allowedPrompts: list[AllowedPromptParams] = Field(default_factory=list)
+
+
+class ApproveParams(Params):
+    approvalId: str = Field(min_length=1)
+    mode: PermissionMode | None = None
+    planSha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+
+
+class RejectParams(Params):
+    approvalId: str = Field(min_length=1)
+    feedback: str | None = None
+
+
+class ApplyEditParams(Params):
+    edit: dict[str, Any]
+    agentId: str | None = None
+    label: str | None = None
+
+
+class CheckToolParams(Params):
+    tool: str = Field(min_length=1)
+    input: dict[str, Any] = Field(default_factory=dict)
+    agentId: str | None = None
+
+
+class ListPlansParams(Params):
+    pass
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+def parse_params(model: type[P], raw: object, method: str) -> P:
+    """Validate ``raw`` as ``model``; the first problem becomes a sentence naming the field."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InvalidParams(f"{method}: params must be an object, got {type(raw).__name__}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise InvalidParams(describe_validation_error(exc, method)) from exc
+
+
+def describe_validation_error(exc: ValidationError, method: str) -> str:
+    error = exc.errors()[0]
+    location = ".".join(str(part) for part in error["loc"]) or "params"
+    if error["type"] == "missing":
+        return f"{method}: field '{location}' is required"
+    if error["type"] == "extra_forbidden":
+        return f"{method}: field '{location}' is not accepted"
+    return f"{method}: field '{location}' is invalid: {error['msg']}"

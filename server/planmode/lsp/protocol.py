@@ -1,0 +1,50 @@
+"""Every wire name of the plan-mode protocol (contract: shared/PROTOCOL.md).
+
+The VS Code client mirrors this module in ``vscode-client/src/protocol.ts``; a test compares
+the two, so a name changed here must change there.
+"""
+
+from __future__ import annotations
+
+# Requests (client -> server)
+GET_STATE = "planMode/getState"
+SET_MODE = "planMode/setMode"
+ENTER = "planMode/enter"
+SLASH_COMMAND = "planMode/slashCommand"
+CHECK_TOOL = "planMode/checkTool"
+APPLY_EDIT = "planMode/applyEdit"
+EXIT = "planMode/exit"
+APPROVE = "planMode/approve"
+REJECT = "planMode/reject"
+NEXT_TURN = "planMode/nextTurn"
+RESUME = "planMode/resume"
+FORK = "planMode/fork"
+LIST_PLANS = "planMode/listPlans"
+
+# Notifications (server -> client)
+DID_CHANGE_STATE = "planMode/didChangeState"
+APPROVAL_REQUESTED = "planMode/approvalRequested"
+APPROVAL_RESOLVED = "planMode/approvalResolved"
+
+# workspace/executeCommand commands (also the code lenses' commands)
+COMMAND_APPROVE = "planMode.approve"
+COMMAND_REJECT = "planMode.reject"
+COMMAND_KEEP_HUNK = "planMode.keepHunk"
+COMMAND_UNDO_HUNK = "planMode.undoHunk"
+
+# Lens titles
+LENS_APPROVE = "Approve plan"
+LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits"
+LENS_REJECT = "Reject…"
+
+# Error codes
+INVALID_PARAMS = -32602
+NOT_IN_PLAN_MODE = -32001
+AGENT_CONTEXT = -32002
+PLAN_MODE_DISABLED = -32003
+NO_PLAN_FILE = -32004
+NO_PENDING_APPROVAL = -32005
+PLAN_CHANGED = -32006
+
+# initializationOptions / workspace configuration section
+SETTINGS_SECTION = "planMode"

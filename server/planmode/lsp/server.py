@@ -1,0 +1,245 @@
+"""The language server: owns the plan-mode service and wires LSP messages to it.
+
+Feature modules (``state``, ``approval``, ``codelens``, ``edits``, ``settings``) register their
+handlers on a :class:`PlanModeServer`; this module holds what they share: the request
+decorator that validates params and turns core errors into JSON-RPC errors, state
+notifications, and tracked background tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
+from pygls.uris import to_fs_path
+
+from planmode import __version__
+from planmode.core import service as errors
+from planmode.core.service import PlanModeService
+from planmode.core.session import Session
+from planmode.lsp import protocol
+from planmode.lsp.models import Params, parse_params
+
+log = logging.getLogger(__name__)
+
+P = TypeVar("P", bound=Params)
+
+ERROR_CODES: dict[type[errors.PlanModeError], int] = {
+    errors.InvalidParams: protocol.INVALID_PARAMS,
+    errors.NotInPlanMode: protocol.NOT_IN_PLAN_MODE,
+    errors.AgentContext: protocol.AGENT_CONTEXT,
+    errors.PlanModeDisabled: protocol.PLAN_MODE_DISABLED,
+    errors.NoPlanFile: protocol.NO_PLAN_FILE,
+    errors.NoPendingApproval: protocol.NO_PENDING_APPROVAL,
+    errors.PlanChanged: protocol.PLAN_CHANGED,
+}
+
+
+def to_rpc_error(exc: errors.PlanModeError) -> JsonRpcException:
+    code = next((c for cls, c in ERROR_CODES.items() if isinstance(exc, cls)), -32603)
+    return JsonRpcException(message=exc.message, code=code)
+
+
+class PlanModeProtocol(LanguageServerProtocol):
+    """Keeps ``planMode/*`` params as plain JSON so pydantic validates them.
+
+    pygls turns params of methods it does not know into namedtuples, which lose the
+    difference between an object and a list and mangle keys that are not identifiers.
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        method = data.get("method")
+        if (
+            isinstance(method, str)
+            and method.startswith("planMode/")
+            and "id" in data
+            and "jsonrpc" in data
+        ):
+            return JsonRPCRequestMessage(
+                id=data["id"], method=method, jsonrpc=data["jsonrpc"], params=data.get("params")
+            )
+        return super().structure_message(data)
+
+
+class PlanModeServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("planmode", __version__, protocol_cls=PlanModeProtocol)
+        self._service: PlanModeService | None = None
+        self.default_session_id: str = errors.new_session_id()
+        # approvalId -> the future a waiting planMode/exit request resolves with
+        self.waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._last_state: dict[str, dict[str, Any]] = {}
+        self.init_options: Any = None
+        self.client_name: str | None = None
+        # Settings warnings found during initialize, shown once the client is ready.
+        self.pending_warnings: list[str] = []
+
+    # -- the service ----------------------------------------------------------------------
+    @property
+    def service(self) -> PlanModeService:
+        if self._service is None:
+            # Requests before initialize still get an answer: the working directory's service.
+            self.start_service(Path(os.getcwd()))
+        assert self._service is not None
+        return self._service
+
+    def start_service(self, root: Path) -> PlanModeService:
+        self._service = PlanModeService(root)
+        self._service.open_document_text = self.open_document_text
+        return self._service
+
+    def open_document_text(self, path: Path) -> str | None:
+        """The text of ``path`` as the editor holds it, unsaved edits included."""
+        try:
+            documents = self.workspace.text_documents
+        except RuntimeError:
+            return None
+        for uri, document in documents.items():
+            doc_path = uri_to_path(uri)
+            if doc_path is not None and doc_path == path:
+                return document.source
+        return None
+
+    def session_for(self, params: Params) -> Session:
+        session = self.service.require_session(params.sessionId or self.default_session_id)
+        for lost in self.service.lost_sessions:
+            self.show_message(
+                f"The saved state of plan-mode session {lost} was unreadable and was moved "
+                "aside; that session starts again in default mode.",
+                types.MessageType.Error,
+            )
+        self.service.lost_sessions.clear()
+        return session
+
+    # -- client capabilities --------------------------------------------------------------
+    def client_supports(self, *path: str) -> bool:
+        node: Any = self.client_capabilities
+        for part in path:
+            node = getattr(node, part, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    # -- notifications --------------------------------------------------------------------
+    def notify(self, method: str, params: Any) -> None:
+        self.protocol.notify(method, params)
+
+    def publish_state(self, session: Session, force: bool = False) -> dict[str, Any]:
+        """Send ``planMode/didChangeState`` when the session's state differs from the last."""
+        state = self.service.state(session)
+        if force or self._last_state.get(session.id) != state:
+            self._last_state[session.id] = state
+            self.notify(protocol.DID_CHANGE_STATE, state)
+        return state
+
+    def show_message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        log.warning("%s", text)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+    def refresh_code_lenses(self) -> None:
+        if self.client_supports("workspace", "code_lens", "refresh_support"):
+            self.run_task(self.workspace_code_lens_refresh_async(None))
+
+    # -- background tasks -----------------------------------------------------------------
+    def run_task(self, awaitable: Awaitable[Any]) -> asyncio.Task[Any]:
+        """Run ``awaitable`` in the background, keep a reference, log its failure."""
+
+        async def wrapper() -> Any:
+            return await awaitable
+
+        task = asyncio.ensure_future(wrapper())
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # -- requests -------------------------------------------------------------------------
+    def request(
+        self, method: str, model: type[P]
+    ) -> Callable[[Callable[[PlanModeServer, P], Any]], Callable[[PlanModeServer, P], Any]]:
+        """Register ``handler(server, params)`` for ``method``.
+
+        Params are validated as ``model`` first; core errors become JSON-RPC errors with the
+        contract's codes. The handler is returned unchanged, so tests can call it directly.
+        """
+
+        def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
+            if inspect.iscoroutinefunction(handler):
+
+                @functools.wraps(handler)
+                async def run_async(raw: Any) -> Any:
+                    try:
+                        return await handler(self, parse_params(model, raw, method))
+                    except errors.PlanModeError as exc:
+                        raise to_rpc_error(exc) from exc
+
+                self.feature(method)(run_async)
+            else:
+
+                @functools.wraps(handler)
+                def run(raw: Any) -> Any:
+                    try:
+                        return handler(self, parse_params(model, raw, method))
+                    except errors.PlanModeError as exc:
+                        raise to_rpc_error(exc) from exc
+
+                self.feature(method)(run)
+            return handler
+
+        return register
+
+    def command_request(
+        self, command: str, model: type[P], handler: Callable[[PlanModeServer, P], Any]
+    ) -> None:
+        """Expose ``handler`` as ``workspace/executeCommand`` ``command`` with one object arg."""
+
+        def run(*arguments: Any) -> Any:
+            raw = arguments[0] if len(arguments) == 1 else None
+            if raw is None:
+                raise to_rpc_error(errors.InvalidParams(f"{command} takes one object argument"))
+            try:
+                return handler(self, parse_params(model, _plain(raw), command))
+            except errors.PlanModeError as exc:
+                raise to_rpc_error(exc) from exc
+
+        self.command(command)(run)
+
+
+def _plain(value: Any) -> Any:
+    """Command arguments may arrive as namedtuples (pygls's structuring): back to JSON."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def uri_to_path(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    fs_path = to_fs_path(uri)
+    if fs_path is None:
+        return None
+    try:
+        return Path(fs_path).resolve()
+    except (OSError, ValueError):
+        return None
+
+
+def path_to_uri(path: Path) -> str:
+    return path.as_uri()

@@ -1,0 +1,85 @@
+"""Session state requests: getState, setMode, enter, slashCommand (``/plan``), listPlans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from planmode.core import prompts
+from planmode.lsp import protocol
+from planmode.lsp.approval import answer_superseded
+from planmode.lsp.models import (
+    EnterParams,
+    GetStateParams,
+    ListPlansParams,
+    SetModeParams,
+    SlashCommandParams,
+)
+from planmode.lsp.server import PlanModeServer
+
+
+def get_state(server: PlanModeServer, params: GetStateParams) -> dict[str, Any]:
+    return server.publish_state(server.session_for(params))
+
+
+def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    pending = session.pending
+    warnings = server.service.set_mode(session, params.mode)
+    if pending is not None and session.pending is None:
+        # The user left plan mode themselves: the waiting exit is answered as rejected.
+        answer_superseded(server, pending, "The user left plan mode without approving.")
+    for warning in warnings:
+        server.show_message(warning)
+    return server.publish_state(session)
+
+
+def enter(server: PlanModeServer, params: EnterParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    message = server.service.enter(session, params.agentId)
+    return {"message": message, "state": server.publish_state(session)}
+
+
+async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    editor = None
+    if server.client_supports("window", "show_document"):
+        editor = server.client_name or "your editor"
+    result = server.service.slash_command(session, params.args, editor)
+    message = result.message
+    if result.open_path is not None:
+        message = await open_in_editor(server, result.open_path)
+    return {
+        "message": message,
+        "shouldQuery": result.should_query,
+        "state": server.publish_state(session),
+    }
+
+
+async def open_in_editor(server: PlanModeServer, path: Path) -> str:
+    """``/plan open``: show the plan through the editor (``window/showDocument``)."""
+    if not server.client_supports("window", "show_document"):
+        return prompts.failed_to_open_plan("the connected editor cannot show documents")
+    try:
+        answer = await server.window_show_document_async(
+            types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+        )
+    except Exception as exc:
+        return prompts.failed_to_open_plan(str(exc) or type(exc).__name__)
+    if not getattr(answer, "success", False):
+        return prompts.failed_to_open_plan("the editor declined to open it")
+    return prompts.opened_plan(str(path))
+
+
+def list_plans(server: PlanModeServer, params: ListPlansParams) -> dict[str, Any]:
+    return {"plans": server.service.list_plans()}
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.GET_STATE, GetStateParams)(get_state)
+    server.request(protocol.SET_MODE, SetModeParams)(set_mode)
+    server.request(protocol.ENTER, EnterParams)(enter)
+    server.request(protocol.SLASH_COMMAND, SlashCommandParams)(slash_command)
+    server.request(protocol.LIST_PLANS, ListPlansParams)(list_plans)
