@@ -9,7 +9,6 @@ notifications, and tracked background tasks.
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
 import os
@@ -181,7 +180,6 @@ class PlanModeServer(LanguageServer):
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
             if inspect.iscoroutinefunction(handler):
 
-                @functools.wraps(handler)
                 async def run_async(raw: Any) -> Any:
                     try:
                         return await handler(self, parse_params(model, raw, method))
@@ -191,7 +189,6 @@ class PlanModeServer(LanguageServer):
                 self.feature(method)(run_async)
             else:
 
-                @functools.wraps(handler)
                 def run(raw: Any) -> Any:
                     try:
                         return handler(self, parse_params(model, raw, method))

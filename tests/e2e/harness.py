@@ -1,0 +1,243 @@
+"""A scripted editor around pytest-lsp's LanguageClient, driving the real server process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import make_test_lsp_client
+
+from planmode.core.edits import EditError, apply_to_disk
+from planmode.lsp.edits import to_operations
+
+NOTIFICATIONS = (
+    "planMode/didChangeState",
+    "planMode/approvalRequested",
+    "planMode/approvalResolved",
+)
+SERVER = [sys.executable, "-m", "planmode", "lsp", "--log-level", "WARNING"]
+
+
+def plain(value: Any) -> Any:
+    """pygls hands unknown-method payloads over as namedtuples: back to plain JSON."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def capabilities(apply_edit: bool = True, show_document: bool = True) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=apply_edit,
+            configuration=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True,
+                resource_operations=[
+                    types.ResourceOperationKind.Create,
+                    types.ResourceOperationKind.Rename,
+                    types.ResourceOperationKind.Delete,
+                ],
+            ),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+            did_change_configuration=types.DidChangeConfigurationClientCapabilities(
+                dynamic_registration=False
+            ),
+        ),
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=show_document)
+        ),
+    )
+
+
+class Editor:
+    """What a user's editor does, plus a log of everything the server told it."""
+
+    def __init__(self, client: LanguageClient, root: Path) -> None:
+        self.client = client
+        self.root = root
+        self.notes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.applied_edits: list[dict[str, Any]] = []
+        self.lens_refreshes = 0
+        self.versions: dict[str, int] = {}
+        # What the editor answers to workspace/applyEdit (None: apply and save to disk).
+        self.refuse_edits: str | None = None
+        self.message_answer: str | None = None
+
+    # requests
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = await self.client.protocol.send_request_async(method, params or {})
+        return plain(result)
+
+    async def error(self, method: str, params: dict[str, Any] | None = None) -> JsonRpcException:
+        """The JSON-RPC error a request must fail with."""
+        try:
+            result = await self.request(method, params)
+        except JsonRpcException as exc:
+            return exc
+        raise AssertionError(f"{method} succeeded unexpectedly: {result}")
+
+    def start(self, method: str, params: dict[str, Any] | None = None) -> asyncio.Task[Any]:
+        """Send a request without waiting for it (planMode/exit stays pending)."""
+        return asyncio.ensure_future(self.request(method, params))
+
+    async def state(self, session_id: str | None = None) -> dict[str, Any]:
+        return await self.request(
+            "planMode/getState", {"sessionId": session_id} if session_id else {}
+        )
+
+    # documents
+    def open(self, path: Path, text: str | None = None) -> None:
+        uri = path.as_uri()
+        self.versions[uri] = 1
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri,
+                    language_id="markdown",
+                    version=1,
+                    text=path.read_text() if text is None else text,
+                )
+            )
+        )
+
+    def change(self, path: Path, text: str) -> None:
+        """Replace the buffer's text without saving (an unsaved edit in place)."""
+        uri = path.as_uri()
+        self.versions[uri] = self.versions.get(uri, 1) + 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri, version=self.versions[uri]
+                ),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    async def lenses(self, path: Path) -> list[types.CodeLens]:
+        found = await self.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()))
+        )
+        return list(found or [])
+
+    async def run_lens(self, lens: types.CodeLens) -> Any:
+        assert lens.command is not None
+        return await self.execute(lens.command.command, list(lens.command.arguments or []))
+
+    async def execute(self, command: str, arguments: list[Any]) -> Any:
+        result = await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=arguments)
+        )
+        return plain(result)
+
+    # waiting
+    async def wait_for(self, method: str, count: int = 1, timeout: float = 10.0) -> dict[str, Any]:
+        """The ``count``-th notification ``method`` (they are recorded as they arrive)."""
+
+        async def arrived() -> None:
+            while len(self.notes[method]) < count:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(arrived(), timeout)
+        return self.notes[method][count - 1]
+
+    async def settle(self) -> None:
+        """Let notifications sent before the last answer arrive (a round trip)."""
+        await self.request("planMode/listPlans")
+
+    def messages(self) -> list[str]:
+        return [m.message for m in self.client.messages]
+
+
+def _client_factory(editor_box: list[Editor]) -> Any:
+    def factory() -> LanguageClient:
+        client = make_test_lsp_client()
+
+        for method in NOTIFICATIONS:
+
+            def record(params: Any, method: str = method) -> None:
+                editor_box[0].notes[method].append(plain(params))
+
+            client.feature(method)(record)
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            editor = editor_box[0]
+            editor.applied_edits.append({"label": params.label, "edit": params.edit})
+            if editor.refuse_edits is not None:
+                return types.ApplyWorkspaceEditResult(
+                    applied=False, failure_reason=editor.refuse_edits
+                )
+            try:
+                apply_to_disk(to_operations(params.edit))
+            except EditError as exc:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason=str(exc))
+            return types.ApplyWorkspaceEditResult(applied=True)
+
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def refresh(_params: Any) -> None:
+            editor_box[0].lens_refreshes += 1
+
+        @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def message_request(params: types.ShowMessageRequestParams) -> Any:
+            answer = editor_box[0].message_answer
+            editor_box[0].client.messages.append(params)
+            return types.MessageActionItem(title=answer) if answer else None
+
+        return client
+
+    return factory
+
+
+@asynccontextmanager
+async def running_editor(
+    root: Path,
+    home: Path,
+    *,
+    init_options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+    caps: types.ClientCapabilities | None = None,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Editor]:
+    """Start the real server on ``root``, initialize it as an editor would, shut it down after."""
+    box: list[Editor] = []
+    server_env = {**os.environ, "HOME": str(home), **(env or {})}
+    for key in (
+        "CLAUDE_CODE_PLAN_MODE_INTERVIEW_PHASE",
+        "CLAUDE_CODE_PLAN_V2_AGENT_COUNT",
+        "CLAUDE_CODE_PLAN_V2_EXPLORE_AGENT_COUNT",
+    ):
+        if key not in (env or {}):
+            server_env.pop(key, None)
+    config = ClientServerConfig(
+        server_command=[*SERVER], server_env=server_env, client_factory=_client_factory(box)
+    )
+    client = await config.start()
+    editor = Editor(client, root)
+    box.append(editor)
+    if configuration is not None:
+        client.set_configuration(configuration.get("planMode", {}), section="planMode")
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps or capabilities(),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options={"planMode": init_options} if init_options else None,
+            client_info=types.ClientInfo(name="Test Editor"),
+        )
+    )
+    try:
+        yield editor
+    finally:
+        await client.shutdown_session()
+        await client.stop()
