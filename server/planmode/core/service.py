@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planmode.core import modes, plans, prompts
+from planmode.core import modes, permissions, plans, prompts
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -137,12 +137,21 @@ class PlanModeService:
         self._location = plans.resolve_plans_directory(self.root, settings.plansDirectory)
         changed = []
         for session in self.sessions.values():
-            updated = modes.transition_plan_auto_mode(session.modes, self.auto)
+            updated = modes.transition_plan_auto_mode(self._with_rules(session.modes), self.auto)
             if updated != session.modes:
                 session.modes = updated
                 self._save(session)
                 changed.append(session)
         return changed
+
+    def _with_rules(self, state: modes.ModeState) -> modes.ModeState:
+        """The settings' allow rules, dangerous ones held back while auto mode is active."""
+        synced = replace(
+            state,
+            allow_rules=tuple(self.settings.permissions.allow),
+            stripped_dangerous_rules=None,
+        )
+        return modes.strip_dangerous_rules(synced) if state.auto_mode_active else synced
 
     # -- sessions -------------------------------------------------------------------------
     def session(self, session_id: str, create: bool = True) -> Session | None:
@@ -163,8 +172,7 @@ class PlanModeService:
             return None
         if found is None:
             found = Session(session_id)
-            self.sessions[session_id] = found
-            self._save(found)
+        found.modes = self._with_rules(found.modes)
         self.sessions[session_id] = found
         return found
 
@@ -271,6 +279,30 @@ class PlanModeService:
                 session.granted_prompts = ()
             session.modes = new_modes
             self._save(session)
+
+    # -- enforcement ----------------------------------------------------------------------
+    def check_tool(
+        self,
+        session: Session,
+        tool: str,
+        tool_input: dict[str, Any],
+        agent_id: str | None = None,
+    ) -> permissions.Decision:
+        """``planMode/checkTool``: the permission table for this session (contract §6)."""
+        rules = self.settings.permissions
+        context = permissions.ToolContext(
+            mode=session.modes.mode,
+            root=self.root,
+            plan_file=self.plan_path(session, agent_id),
+            agent_id=agent_id,
+            is_teammate=self.settings.teammate is not None,
+            channels_active=self.settings.channelsActive,
+            allow_rules=session.modes.allow_rules,
+            deny_rules=tuple(rules.deny),
+            ask_rules=tuple(rules.ask),
+            granted_prompts=session.granted_prompts,
+        )
+        return permissions.decide(tool, tool_input, context)
 
     # -- exit and approval ----------------------------------------------------------------
     def begin_exit(

@@ -1,0 +1,377 @@
+"""The tool permission table: ``decide(tool, input, context) -> Decision``.
+
+Plan mode (guide §8.4, §19.6, contract §6): reading tools are allowed; file edits only of
+the session's plan file (or the asking agent's own ``-agent-<id>`` file); Bash only when
+:mod:`planmode.core.shell` proves the whole line read-only; Explore and Plan agents only;
+ExitPlanMode asks the user. Outside plan mode the permission mode decides, settings' allow
+rules and granted ``allowedPrompts`` can allow Bash, and deny rules always win. Every deny
+names the rule that denied.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from planmode.core import shell
+from planmode.core.approval import AllowedPrompt
+from planmode.core.modes import PermissionMode, parse_rule
+
+Behavior = Literal["allow", "deny", "ask"]
+
+READ_ONLY_TOOLS = frozenset(
+    {"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "AskUserQuestion", "TodoWrite"}
+)
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+AGENT_TOOLS = frozenset({"Agent", "Task"})
+PLANNING_AGENTS = frozenset({"Explore", "Plan"})
+# Tools whose rule content is a path pattern (Claude Code's `Edit(src/**)` syntax).
+PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    behavior: Behavior
+    message: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"behavior": self.behavior}
+        if self.message is not None:
+            wire["message"] = self.message
+        return wire
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    mode: PermissionMode
+    root: Path
+    plan_file: Path
+    agent_id: str | None = None
+    is_teammate: bool = False
+    channels_active: bool = False
+    allow_rules: Sequence[str] = ()
+    deny_rules: Sequence[str] = ()
+    ask_rules: Sequence[str] = ()
+    granted_prompts: Sequence[AllowedPrompt] = field(default_factory=tuple)
+
+
+def allow(message: str | None = None) -> Decision:
+    return Decision("allow", message)
+
+
+def deny(rule: str, why: str) -> Decision:
+    return Decision("deny", f"Denied by {rule}: {why}")
+
+
+def ask(message: str) -> Decision:
+    return Decision("ask", message)
+
+
+# -- paths ------------------------------------------------------------------------------------
+class UnsafePath(ValueError):
+    pass
+
+
+def resolve_path(raw: object, root: Path) -> Path:
+    """Resolve a tool's file path the way the file system will: relative to the root, ``~``
+    expanded, ``..`` and symlinks followed. Raises :class:`UnsafePath` for what is not a file
+    path (not a string, empty, NUL bytes, a trailing slash)."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise UnsafePath("file_path must be a non-empty string")
+    if "\x00" in raw:
+        raise UnsafePath("file_path contains a NUL byte")
+    if raw.endswith(("/", os.sep)) or raw.endswith("/."):
+        raise UnsafePath(f"{raw!r} names a directory, not a file")
+    expanded = Path(os.path.expanduser(raw))
+    try:
+        return (root / expanded).resolve()
+    except (OSError, RuntimeError) as exc:  # symlink loops
+        raise UnsafePath(f"{raw!r} cannot be resolved: {exc}") from exc
+
+
+def is_plan_file(raw: object, context: ToolContext) -> bool:
+    """True only for the exact plan file, reached by any spelling, that is not a symlink."""
+    try:
+        target = resolve_path(raw, context.root)
+    except UnsafePath:
+        return False
+    plan = context.plan_file
+    return target == plan and not plan.is_symlink() and plan.resolve() == plan
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+# -- rules ------------------------------------------------------------------------------------
+def _bash_rule_matches(content: str, command: str) -> bool:
+    """Claude Code's Bash rule content: ``prefix:*`` (word prefix) or an exact command."""
+    command = " ".join(command.split())
+    if content.endswith(":*"):
+        prefix = " ".join(content[:-2].split())
+        return command == prefix or command.startswith(prefix + " ")
+    if "*" in content:
+        return fnmatch.fnmatchcase(command, " ".join(content.split()))
+    return command == " ".join(content.split())
+
+
+def _path_rule_matches(content: str, raw: object, root: Path) -> bool:
+    try:
+        target = resolve_path(raw, root)
+    except UnsafePath:
+        return False
+    pattern = content.removeprefix("./")
+    if pattern.startswith("//"):
+        candidates = [str(target)]
+        pattern = pattern[1:]
+    elif pattern.startswith("~/"):
+        candidates = [str(target)]
+        pattern = os.path.expanduser(pattern)
+    else:
+        if not _inside(target, root):
+            return False
+        candidates = [target.relative_to(root).as_posix()]
+    return any(_glob_match(pattern, c) for c in candidates)
+
+
+def _glob_match(pattern: str, path: str) -> bool:
+    regex = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            regex += "(?:.*/)?"
+            i += 3
+        elif pattern.startswith("**", i):
+            regex += ".*"
+            i += 2
+        elif pattern[i] == "*":
+            regex += "[^/]*"
+            i += 1
+        elif pattern[i] == "?":
+            regex += "[^/]"
+            i += 1
+        else:
+            regex += re.escape(pattern[i])
+            i += 1
+    return re.fullmatch(regex, path) is not None or re.fullmatch(regex + "/.*", path) is not None
+
+
+def rule_matches(rule: str, tool: str, tool_input: Mapping[str, Any], root: Path) -> bool:
+    parsed = parse_rule(rule)
+    if parsed is None:
+        return False
+    rule_tool, content = parsed
+    if rule_tool != tool and not (rule_tool in AGENT_TOOLS and tool in AGENT_TOOLS):
+        return False
+    if content is None or content in {"", "*"}:
+        return True
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return False
+        parts = list(shell.simple_commands(command)) or [command]
+        return any(_bash_rule_matches(content, part) for part in parts)
+    if tool in PATH_TOOLS:
+        raw = tool_input.get("file_path", tool_input.get("path", tool_input.get("notebook_path")))
+        return _path_rule_matches(content, raw, root)
+    if tool == "WebFetch" and content.startswith("domain:"):
+        url = tool_input.get("url")
+        host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0] if isinstance(url, str) else ""
+        domain = content.removeprefix("domain:")
+        return host == domain or host.endswith("." + domain)
+    return tool_input.get("subagent_type") == content if tool in AGENT_TOOLS else False
+
+
+def _allow_rule_allows(rule: str, tool: str, tool_input: Mapping[str, Any], root: Path) -> bool:
+    """An allow rule lets a Bash line through only when every part of it matches."""
+    if not rule_matches(rule, tool, tool_input, root):
+        return False
+    if tool != "Bash":
+        return True
+    command = str(tool_input.get("command", ""))
+    parsed = parse_rule(rule)
+    content = parsed[1] if parsed else None
+    if content in {None, "", "*"}:
+        return True
+    assert content is not None
+    parts = list(shell.simple_commands(command))
+    single = shell.is_single_simple_command(command)
+    return single and all(_bash_rule_matches(content, p) for p in parts)
+
+
+# -- allowedPrompts ---------------------------------------------------------------------------
+# Semantic prompts an approved plan may carry, and the commands each one covers. A prompt
+# that names no category is a literal command prefix (see prompt_allows).
+PROMPT_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "test": (
+        "pytest",
+        "python -m pytest",
+        "python3 -m pytest",
+        "npm test",
+        "npm run test",
+        "yarn test",
+        "pnpm test",
+        "go test",
+        "cargo test",
+        "make test",
+        "tox",
+        "mvn test",
+        "gradle test",
+    ),
+    "build": (
+        "npm run build",
+        "yarn build",
+        "pnpm build",
+        "go build",
+        "cargo build",
+        "make",
+        "python -m build",
+        "mvn package",
+        "gradle build",
+    ),
+    "lint": (
+        "ruff check",
+        "ruff format",
+        "eslint",
+        "npm run lint",
+        "flake8",
+        "mypy",
+        "cargo clippy",
+    ),
+    "install": ("npm install", "npm ci", "yarn install", "pnpm install", "pip install -r"),
+}
+_CATEGORY_WORDS = {
+    "test": ("test", "tests", "testing", "test suite"),
+    "build": ("build", "compile"),
+    "lint": ("lint", "linter", "type check", "typecheck", "format check"),
+    "install": ("install dependencies", "install deps", "install packages"),
+}
+
+
+def prompt_category(prompt: str) -> str | None:
+    words = prompt.lower()
+    for category, triggers in _CATEGORY_WORDS.items():
+        if any(re.search(rf"\b{re.escape(t)}\b", words) for t in triggers):
+            return category
+    return None
+
+
+def prompt_allows(prompt: AllowedPrompt, command: str) -> bool:
+    """Whether a granted prompt covers ``command`` (deterministic, documented in README).
+
+    The command must be one simple command (no pipes, lists, substitutions or redirects).
+    A prompt in a category (``run tests`` → test runners) covers the commands listed for it;
+    otherwise the prompt is a literal prefix: ``npm run dev`` covers ``npm run dev -- --port 3``.
+    """
+    if prompt.tool != "Bash" or not shell.is_single_simple_command(command):
+        return False
+    normalized = " ".join(command.split())
+    category = prompt_category(prompt.prompt)
+    prefixes = PROMPT_CATEGORIES[category] if category else (" ".join(prompt.prompt.split()),)
+    return any(normalized == p or normalized.startswith(p + " ") for p in prefixes)
+
+
+# -- the table --------------------------------------------------------------------------------
+def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
+    """Allow, deny or ask for one tool call."""
+    for rule in context.deny_rules:
+        if rule_matches(rule, tool, tool_input, context.root):
+            return deny(f"the deny rule {rule!r} in settings", f"{tool} is not permitted")
+    if context.mode == "plan":
+        return _decide_in_plan(tool, tool_input, context)
+    return _decide_outside_plan(tool, tool_input, context)
+
+
+def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
+    if tool in READ_ONLY_TOOLS:
+        return allow()
+    if tool in EDIT_TOOLS:
+        raw = tool_input.get("file_path")
+        if is_plan_file(raw, context):
+            return allow()
+        try:
+            where = str(resolve_path(raw, context.root))
+        except UnsafePath as exc:
+            where = str(exc)
+        return deny(
+            "plan mode (only the plan file may be written)",
+            f"{tool} of {where} — while planning, write only {context.plan_file}",
+        )
+    if tool == "NotebookEdit":
+        return deny("plan mode (no notebook edits)", "NotebookEdit changes files")
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return deny("plan mode (read-only Bash)", "input.command must be a string")
+        verdict = shell.check(command)
+        if verdict.read_only:
+            return allow()
+        return deny("plan mode (read-only Bash)", f"{verdict.reason} in {command!r}")
+    if tool in AGENT_TOOLS:
+        kind = tool_input.get("subagent_type")
+        if kind in PLANNING_AGENTS:
+            return allow()
+        return deny(
+            "plan mode (only Explore and Plan agents)",
+            f"subagent_type {kind!r} may change files",
+        )
+    if tool == "ExitPlanMode":
+        return allow() if context.is_teammate else ask("Exit plan mode?")
+    if tool == "EnterPlanMode":
+        if context.agent_id is not None:
+            return deny("agent context", "EnterPlanMode tool cannot be used in agent contexts")
+        return allow()
+    return deny("plan mode (tool not allowed while planning)", f"{tool} is not a planning tool")
+
+
+def _decide_outside_plan(
+    tool: str, tool_input: Mapping[str, Any], context: ToolContext
+) -> Decision:
+    if tool == "ExitPlanMode":
+        if context.is_teammate:
+            return allow()
+        return deny(
+            "ExitPlanMode outside plan mode",
+            "You are not in plan mode. This tool is only for exiting plan mode after writing a "
+            "plan. If your plan was already approved, continue with implementation.",
+        )
+    if tool == "EnterPlanMode":
+        if context.agent_id is not None:
+            return deny("agent context", "EnterPlanMode tool cannot be used in agent contexts")
+        if context.channels_active:
+            return deny("channelsActive", "Plan mode is disabled while channels are active")
+        return allow()
+    if context.mode == "bypassPermissions":
+        return allow()
+    if tool in READ_ONLY_TOOLS:
+        return allow()
+    for rule in context.ask_rules:
+        if rule_matches(rule, tool, tool_input, context.root):
+            return ask(f"The ask rule {rule!r} in settings asks for {tool}.")
+    if any(
+        _allow_rule_allows(rule, tool, tool_input, context.root) for rule in context.allow_rules
+    ):
+        return allow()
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str):
+            return deny("Bash input", "input.command must be a string")
+        if shell.check(command).read_only:
+            return allow()
+        if any(prompt_allows(p, command) for p in context.granted_prompts):
+            return allow()
+        return ask(f"Run {command!r}?")
+    if tool in EDIT_TOOLS and context.mode in {"acceptEdits", "auto"}:
+        try:
+            target = resolve_path(tool_input.get("file_path"), context.root)
+        except UnsafePath as exc:
+            return deny("file path check", str(exc))
+        if _inside(target, context.root):
+            return allow()
+        return ask(f"{tool} of {target}, outside the workspace?")
+    return ask(f"Allow {tool}?")
