@@ -157,7 +157,28 @@ class Demo:
         self.check(state["mode"] == "plan", f"mode is plan (was {state['prePlanMode']})")
         self.say(f"   plan file: {plan_path.relative_to(self.root)}")
 
-        self.step("The agent tries to edit src/app.py while planning")
+        self.step("The agent asks to write src/app.py and to run rm while planning")
+        write = await self.call(
+            protocol.CHECK_TOOL,
+            {"tool": "Write", "input": {"file_path": str(app), "content": NEW_APP}},
+        )
+        self.check(write["behavior"] == "deny", "Write of src/app.py is denied")
+        self.say(f"   reason: {write.get('message')}")
+        remove = await self.call(
+            protocol.CHECK_TOOL, {"tool": "Bash", "input": {"command": "ls src && rm -rf src"}}
+        )
+        self.check(remove["behavior"] == "deny", "Bash `ls src && rm -rf src` is denied")
+        self.say(f"   reason: {remove.get('message')}")
+        look = await self.call(
+            protocol.CHECK_TOOL, {"tool": "Bash", "input": {"command": "grep -rn print src"}}
+        )
+        self.check(look["behavior"] == "allow", "Bash `grep -rn print src` (read-only) is allowed")
+        plan_write = await self.call(
+            protocol.CHECK_TOOL, {"tool": "Write", "input": {"file_path": str(plan_path)}}
+        )
+        self.check(plan_write["behavior"] == "allow", "Write of the plan file is allowed")
+
+        self.step("The agent sends an edit of src/app.py anyway")
         before = app.read_text()
         refused = await self.call(
             protocol.APPLY_EDIT,
