@@ -73,6 +73,8 @@ class Editor:
         # What the editor answers to workspace/applyEdit (None: apply and save to disk).
         self.refuse_edits: str | None = None
         self.message_answer: str | None = None
+        # The server's answer to initialize.
+        self.server_capabilities: types.ServerCapabilities | None = None
 
     # requests
     async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -151,12 +153,65 @@ class Editor:
         await asyncio.wait_for(arrived(), timeout)
         return self.notes[method][count - 1]
 
+    async def until(self, predicate: Any, timeout: float = 10.0) -> None:
+        """Wait (bounded) until ``predicate()`` is true, e.g. a request the editor received."""
+
+        async def holds() -> None:
+            while not predicate():
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(holds(), timeout)
+
     async def settle(self) -> None:
         """Let notifications sent before the last answer arrive (a round trip)."""
         await self.request("planMode/listPlans")
 
     def messages(self) -> list[str]:
         return [m.message for m in self.client.messages]
+
+    def warnings(self) -> list[str]:
+        """window/showMessage texts of type Warning."""
+        return [m.message for m in self.client.messages if m.type == types.MessageType.Warning]
+
+    async def ready(self, timeout: float = 10.0) -> None:
+        """Wait for the server's first state push: every settings source has been read.
+
+        Call it before the first request (a request's own state push would count instead).
+        """
+        await self.wait_for("planMode/didChangeState", 1, timeout)
+
+    def reconfigure(self, configuration: dict[str, Any] | None) -> None:
+        """The user edits the editor's ``planMode`` settings: workspace/didChangeConfiguration."""
+        self.client.set_configuration(configuration or {}, section="planMode")
+        self.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"planMode": configuration or {}})
+        )
+
+    async def state_until(
+        self, check: Any, session_id: str | None = None, timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Poll planMode/getState until ``check(state)`` holds (e.g. after a notification)."""
+
+        async def poll() -> dict[str, Any]:
+            while True:
+                state = await self.state(session_id)
+                if check(state):
+                    return state
+                await asyncio.sleep(0.02)
+
+        return await asyncio.wait_for(poll(), timeout)
+
+    async def message_until(self, check: Any, timeout: float = 5.0) -> str:
+        """The first window/showMessage text for which ``check(text)`` holds (waits for it)."""
+
+        async def poll() -> str:
+            while True:
+                for text in self.messages():
+                    if check(text):
+                        return text
+                await asyncio.sleep(0.01)
+
+        return await asyncio.wait_for(poll(), timeout)
 
 
 def _client_factory(editor_box: list[Editor]) -> Any:
@@ -227,7 +282,7 @@ async def running_editor(
     box.append(editor)
     if configuration is not None:
         client.set_configuration(configuration.get("planMode", {}), section="planMode")
-    await client.initialize_session(
+    initialized = await client.initialize_session(
         types.InitializeParams(
             capabilities=caps or capabilities(),
             root_uri=root.as_uri(),
@@ -236,6 +291,7 @@ async def running_editor(
             client_info=types.ClientInfo(name="Test Editor"),
         )
     )
+    editor.server_capabilities = initialized.capabilities
     try:
         yield editor
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,11 +76,15 @@ def first_outside(operations: Sequence[Operation], allowed: set[Path]) -> Path |
     return next((p for p in targets(operations) if p not in allowed), None)
 
 
+_LSP_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
 def _offset(text: str, line: int, character: int) -> int:
     """Index into ``text`` of an LSP position (UTF-16 units); past-the-end clamps, as in LSP."""
     if line < 0 or character < 0:
         raise EditError(f"negative position {line}:{character}")
-    lines = text.splitlines(keepends=True)
+    # Only \n, \r\n and \r end a line in LSP; str.splitlines also splits on \f, \u2028, ...
+    lines = _LSP_LINE_RE.findall(text)
     if line >= len(lines):
         return len(text)
     start = sum(len(x) for x in lines[:line])
@@ -156,8 +161,9 @@ def simulate(
                 if op.ignore_if_exists:
                     continue
                 raise EditError(f"cannot rename to {op.new}: it already exists")
-            files[op.new] = text
+            # old first: a rename onto itself (overwrite) must not delete the file.
             files[op.old] = None
+            files[op.new] = text
         else:
             if op.path.is_dir() and not os.path.islink(op.path):
                 raise EditError(f"refusing to delete directory {op.path}")

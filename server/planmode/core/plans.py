@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -91,12 +92,14 @@ def read_plan(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, mode: int | None = None) -> None:
     """Write ``text`` so that a reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as tmp:
+            # mkstemp makes the file 0600: keep the replaced file's bits, else the umask's.
+            os.fchmod(tmp.fileno(), _mode_for(path) if mode is None else mode)
             tmp.write(text)
             tmp.flush()
             os.fsync(tmp.fileno())
@@ -106,6 +109,23 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(tmp_name)
         raise
     _fsync_directory(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_UMASK
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Read once at import: os.umask can only be read by setting it, which is not thread safe.
+_UMASK = _current_umask()
 
 
 def _fsync_directory(directory: Path) -> None:

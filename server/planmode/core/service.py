@@ -435,7 +435,8 @@ class PlanModeService:
 def _merge_prompts(
     held: tuple[AllowedPrompt, ...], new: tuple[AllowedPrompt, ...]
 ) -> tuple[AllowedPrompt, ...]:
-    return held + tuple(p for p in new if p not in held)
+    # dict keeps the first of each, in order: a prompt asked for twice is granted once.
+    return tuple(dict.fromkeys(held + new))
 
 
 def new_session_id() -> str:

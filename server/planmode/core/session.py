@@ -92,7 +92,7 @@ class SessionStore:
             return Session.from_json(data)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             aside = path.with_suffix(f".corrupt-{os.getpid()}")
             log.error("session file %s is unreadable (%s); moved to %s", path, exc, aside)
             with contextlib.suppress(OSError):

@@ -85,6 +85,71 @@ def _refuse_options(*forbidden: str, prefixes: Sequence[str] = ()) -> Checker:
     return check
 
 
+def _short_letters(arg: str, with_value: str = "") -> str:
+    """The option letters of a short cluster ``-abc``, up to one that takes the rest as value."""
+    letters = ""
+    for letter in arg[1:]:
+        letters += letter
+        if letter in with_value:
+            break
+    return letters
+
+
+def _abbreviates(arg: str, *names: str) -> bool:
+    """getopt_long accepts any unambiguous prefix: ``--out`` is ``--output``."""
+    name = arg.split("=", 1)[0]
+    return len(name) > 2 and any(n.startswith(name) for n in names)
+
+
+def _refuse_letters(letters: str, longs: Sequence[str] = (), with_value: str = "") -> Checker:
+    """Refuse a short option (alone or in a cluster) or a long option, abbreviated or not."""
+
+    def check(args: Args) -> str | None:
+        for arg in args:
+            if arg is None:
+                return "an argument computed by the shell (it could be any option)"
+            if arg == "--":
+                return None
+            if arg.startswith("--"):
+                if _abbreviates(arg, *longs):
+                    return f"option {arg} writes or runs commands"
+            elif arg.startswith("-") and set(_short_letters(arg, with_value)) & set(letters):
+                return f"option {arg} writes or runs commands"
+        return None
+
+    return check
+
+
+def _xxd(args: Args) -> str | None:
+    with_value = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-s", "-seek", "-n"}
+    operands = 0
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg is None:
+            return "an argument computed by the shell (it could name an output file)"
+        if arg in with_value:
+            rest[:1] = []
+        elif arg == "-" or not arg.startswith("-"):
+            operands += 1
+    return "xxd INFILE OUTFILE writes OUTFILE" if operands > 1 else None
+
+
+def _test(args: Args) -> str | None:
+    for arg in args:
+        if arg is None:
+            return "an argument computed by the shell (it could be -v, which runs code)"
+        if arg in {"-v", "-R"}:
+            return f"test {arg} evaluates a subscript, which can run commands"
+    return None
+
+
+def _printf(args: Args) -> str | None:
+    if args and (args[0] is None or args[0].startswith("-v")):
+        return "printf -v assigns a variable (its subscript can run commands)"
+    return None
+
+
 def _no_args(args: Args) -> str | None:
     return "arguments would change the system" if args else None
 
@@ -103,9 +168,7 @@ def _sort(args: Args) -> str | None:
     for arg in args:
         if arg is None:
             return "an argument computed by the shell (it could be -o)"
-        if arg in {"-o", "--output", "--compress-program"} or arg.startswith(
-            ("--output=", "--compress-program=")
-        ):
+        if arg.startswith("--") and _abbreviates(arg, "--output", "--compress-program"):
             return f"sort {arg} writes a file or runs a program"
         if arg.startswith("-") and not arg.startswith("--") and "o" in arg[1:]:
             return f"sort {arg} writes a file (-o)"
@@ -120,37 +183,80 @@ _SED_COMMAND = re.compile(
 )
 
 
+_SED_LONG = (
+    "--debug",
+    "--expression",
+    "--file",
+    "--follow-symlinks",
+    "--help",
+    "--in-place",
+    "--line-length",
+    "--null-data",
+    "--zero-terminated",
+    "--posix",
+    "--quiet",
+    "--silent",
+    "--regexp-extended",
+    "--sandbox",
+    "--separate",
+    "--unbuffered",
+    "--version",
+)
+
+
 def _sed(args: Args) -> str | None:
     script_given = False
-    expect_script = False
-    for arg in args:
+    rest = list(args)
+    operands_only = False
+    while rest:
+        arg = rest.pop(0)
         if arg is None:
             return "an argument computed by the shell (it could be -i)"
-        if expect_script:
-            expect_script = False
-            if not _sed_script_reads(arg):
-                return f"sed script {arg!r} may write files or run commands"
+        script: str | None = None
+        if operands_only or arg == "-" or not arg.startswith("-"):
+            if script_given:
+                continue
+            script = arg
+        elif arg == "--":
+            operands_only = True
             continue
-        if arg in {"-e", "--expression"}:
-            expect_script = script_given = True
-            continue
-        if arg.startswith("--expression="):
+        elif arg.startswith("--"):
+            name = arg.split("=", 1)[0]
+            matches = [n for n in _SED_LONG if n.startswith(name)]
+            if name in _SED_LONG:
+                matches = [name]
+            if len(matches) != 1:
+                return f"sed option {arg} is not known to be read-only"
+            option = matches[0]
+            if option in {"--in-place", "--file"}:
+                return f"sed {arg} edits files in place or runs a script file"
+            if option in {"--expression", "--line-length"}:
+                value = arg.split("=", 1)[1] if "=" in arg else (rest.pop(0) if rest else "")
+                if value is None:
+                    return "an argument computed by the shell"
+                if option == "--expression":
+                    script = value
+        else:
+            for index, letter in enumerate(arg[1:], start=1):
+                if letter == "i":
+                    return f"sed {arg} edits files in place"
+                if letter == "f":
+                    return "sed -f runs a script file that cannot be checked"
+                if letter in "el":
+                    value = arg[index + 1 :] or (rest.pop(0) if rest else "")
+                    if value is None:
+                        return "an argument computed by the shell"
+                    if letter == "e":
+                        script = value
+                    break
+                if letter not in "nsEruzb":
+                    return f"sed option -{letter} is not known to be read-only"
+            if script is None:
+                continue
+        if script is not None:
             script_given = True
-            if not _sed_script_reads(arg.split("=", 1)[1]):
-                return f"sed script {arg!r} may write files or run commands"
-            continue
-        if arg in {"-f", "--file"} or arg.startswith("--file="):
-            return "sed -f runs a script file that cannot be checked"
-        if arg.startswith("--in-place") or (
-            arg.startswith("-") and not arg.startswith("--") and "i" in arg[1:]
-        ):
-            return f"sed {arg} edits files in place"
-        if arg.startswith("-"):
-            continue
-        if not script_given:
-            script_given = True
-            if not _sed_script_reads(arg):
-                return f"sed script {arg!r} may write files or run commands"
+            if not _sed_script_reads(script):
+                return f"sed script {script!r} may write files or run commands"
     return None
 
 
@@ -203,6 +309,11 @@ def _git(args: Args) -> str | None:
         return "an argument computed by the shell"
     literal = [o for o in options if o is not None]
     for option in literal:
+        if sub == "grep" and (
+            (option.startswith("-") and not option.startswith("--") and "O" in option)
+            or _abbreviates(option, "--open-files-in-pager")
+        ):
+            return f"git grep {option} runs a program on the matching files"
         if option in _GIT_WRITE_OPTIONS or option.startswith(
             tuple(f"{w}=" for w in _GIT_WRITE_OPTIONS)
         ):
@@ -243,49 +354,99 @@ def _git(args: Args) -> str | None:
     return f"git {sub} is not a read-only git command"
 
 
+_XARGS_VALUE_LETTERS = "adEILnPs"
+_XARGS_FLAG_LETTERS = "0prtxo"
+_XARGS_OPTIONAL_LETTERS = "eil"  # -e[EOF], -i[REPLACE], -l[LINES]: the rest of the word
+_XARGS_LONG_VALUE = ("--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars")
+_XARGS_LONG = (
+    *_XARGS_LONG_VALUE,
+    "--process-slot-var",
+    "--null",
+    "--eof",
+    "--replace",
+    "--max-lines",
+    "--interactive",
+    "--no-run-if-empty",
+    "--verbose",
+    "--exit",
+    "--open-tty",
+    "--show-limits",
+)
+
+
 def _xargs(args: Args) -> str | None:
-    with_value = {"-n", "-I", "-i", "-d", "-L", "-P", "-s", "-E", "-a", "--max-args", "-l"}
     rest = list(args)
     while rest:
         arg = rest[0]
         if arg is None:
             return "an argument computed by the shell"
-        if not arg.startswith("-"):
+        if arg == "--":
+            rest.pop(0)
+            break
+        if not arg.startswith("-") or arg == "-":
             break
         rest.pop(0)
-        if arg in with_value and rest:
-            rest.pop(0)
+        if arg.startswith("--"):
+            name = arg.split("=", 1)[0]
+            matches = [n for n in _XARGS_LONG if n.startswith(name)]
+            if name in _XARGS_LONG:
+                matches = [name]
+            if len(matches) != 1 or matches[0] == "--process-slot-var":
+                return f"xargs option {arg} is not known to be read-only"
+            if matches[0] in _XARGS_LONG_VALUE and "=" not in arg:
+                rest[:1] = []
+            continue
+        for index, letter in enumerate(arg[1:], start=1):
+            if letter in _XARGS_VALUE_LETTERS:
+                if index == len(arg) - 1:
+                    rest[:1] = []
+                break
+            if letter in _XARGS_OPTIONAL_LETTERS:
+                break
+            if letter not in _XARGS_FLAG_LETTERS:
+                return f"xargs option -{letter} is not known to be read-only"
     if not rest:
         return None  # xargs runs echo by default
     program = rest[0]
     if program is None:
         return "xargs with a computed program"
+    # xargs appends words read from its input: they could be any option of the program.
+    name = program.rsplit("/", 1)[-1]
+    if READ_ONLY_PROGRAMS.get(name) is not _any:
+        return f"xargs {program}: input words could be options that write"
     return _check_program(program, rest[1:])
 
 
 def _date(args: Args) -> str | None:
-    return _refuse_options("-s", "--set")(args)
+    return _refuse_letters("s", ("--set",), with_value="dfrI")(args)
 
 
 def _uniq(args: Args) -> str | None:
     if any(a is None for a in args):
         return "an argument computed by the shell"
-    files = [a for a in args if a is not None and not a.startswith("-")]
+    after = args.index("--") if "--" in args else len(args)
+    files = [a for a in args[:after] if a is not None and not a.startswith("-")]
+    files += [a for a in args[after + 1 :] if a is not None]
     return "uniq INPUT OUTPUT writes OUTPUT" if len(files) > 1 else None
 
 
 # Programs that print, read or search, none of whose options writes a file or runs a program.
 PLAIN_READERS = """
-    ls cat head tail wc grep egrep fgrep pwd echo printf true false which type file stat du df
-    diff cmp comm cut tr nl basename dirname realpath readlink whoami id uname printenv test [
-    seq column fold rev tac od hexdump xxd md5sum sha1sum sha256sum cksum strings paste expand
+    ls cat head tail wc grep egrep fgrep pwd echo true false which type stat du df
+    diff cmp comm cut tr nl basename dirname realpath readlink whoami id uname printenv
+    seq column fold rev tac od hexdump md5sum sha1sum sha256sum cksum strings paste expand
     unexpand fmt pr join look cd groups locale nproc arch lsb_release sleep jq tty
 """.split()
 
 READ_ONLY_PROGRAMS: dict[str, Checker] = {
     **dict.fromkeys(PLAIN_READERS, _any),
-    "rg": _refuse_options("--pre", "--pre-glob", prefixes=("--pre=",)),
-    "tree": _refuse_options("-o", prefixes=("-o",)),
+    "rg": _refuse_options("--pre", "--pre-glob", "--hostname-bin", prefixes=("--pre=",)),
+    "tree": _refuse_letters("oR"),
+    "file": _refuse_letters("C", ("--compile",), with_value="efFmP"),
+    "xxd": _xxd,
+    "test": _test,
+    "[": _test,
+    "printf": _printf,
     "find": _find,
     "sort": _sort,
     "sed": _sed,
@@ -295,7 +456,7 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
     "uniq": _uniq,
     "hostname": _no_args,
     "env": _no_args,
-    "yq": _refuse_options("-i", "--inplace", prefixes=("-i",)),
+    "yq": _refuse_letters("is", ("--inplace", "--in-place", "--split-exp")),
 }
 _TRUSTED_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/")
 
@@ -303,7 +464,7 @@ _TRUSTED_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/")
 def _check_program(name: str, args: Args) -> str | None:
     program = name
     if "/" in name:
-        if not name.startswith(_TRUSTED_DIRS):
+        if not name.startswith(_TRUSTED_DIRS) or ".." in name.split("/"):
             return f"{name} is not a known read-only program"
         program = name.rsplit("/", 1)[1]
     checker = READ_ONLY_PROGRAMS.get(program)
@@ -386,10 +547,58 @@ def _walk(node: Node) -> str | None:
     if kind == "herestring_redirect":
         return _children(node)
     if kind == "test_command":
-        return _children(node)
+        return _arithmetic_tests(node) or _children(node)
+    if kind == "arithmetic_expansion" or (
+        kind == "compound_statement" and node.children and node.children[0].type == "(("
+    ):
+        return _arithmetic(node)
+    if kind == "expansion":
+        return _expansion(node) or _children(node)
     if kind in _STRUCTURE or kind in _VALUES:
         return _children(node)
     return f"shell construct '{kind}' is not allowed while planning"
+
+
+# Bash evaluates a variable's value in arithmetic as an expression, and a subscript in it runs
+# command substitutions: x='a[$(rm -rf ~)]'; echo $((x)). Only literal numbers are safe.
+_ARITHMETIC_SAFE = {"number", "binary_expression", "unary_expression", "parenthesized_expression"}
+_ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"}
+
+
+def _arithmetic(node: Node) -> str | None:
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop()
+        if child.type not in _ARITHMETIC_SAFE:
+            return "arithmetic on anything but literal numbers (values are evaluated as code)"
+        stack.extend(child.named_children)
+    return None
+
+
+def _arithmetic_tests(node: Node) -> str | None:
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop()
+        operators = [c for c in child.children if c.type == "test_operator"]
+        if any((c.text or b"").decode() in _ARITHMETIC_TESTS for c in operators):
+            operands = [c for c in child.named_children if c.type != "test_operator"]
+            if any(o.type != "number" for o in operands) or "-v" in {
+                (c.text or b"").decode() for c in operators
+            }:
+                return "an arithmetic or -v test on a non-number (it is evaluated as code)"
+        stack.extend(child.named_children)
+    return None
+
+
+def _expansion(node: Node) -> str | None:
+    tokens = [c.type for c in node.children]
+    if "!" in tokens or "@" in tokens:
+        return "an indirect or transforming expansion (${!x}, ${x@P}) can run commands"
+    if ":" in tokens:
+        after = node.children[tokens.index(":") + 1 :]
+        if any(c.is_named and c.type != "number" for c in after):
+            return "a substring offset that is not a number is evaluated as code"
+    return None
 
 
 def _children(node: Node) -> str | None:
@@ -404,6 +613,9 @@ def _redirect(node: Node) -> str | None:
     operator = next((c.type for c in node.children if not c.is_named), "")
     target = node.child_by_field_name("destination") or node.children[-1]
     value = _literal(target) if target is not None else None
+    destinations = node.children_by_field_name("destination")
+    if len(destinations) > 1:
+        return "words after a redirection's target (arguments that escape the check)"
     if operator in {"<"}:
         return _children(node)
     if (
@@ -433,6 +645,9 @@ def _command(node: Node) -> str | None:
                 return problem
             continue
         if child.type == "herestring_redirect":
+            problem = _walk(child)
+            if problem:
+                return problem
             continue
         problem = _walk(child)  # substitutions inside arguments are commands too
         if problem:

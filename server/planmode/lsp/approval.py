@@ -59,7 +59,7 @@ async def show_plan(server: PlanModeServer, approval: Approval) -> None:
     """Bring the plan up in the editor, or ask in a message when there is no file to show."""
     path = approval.plan_file_path
     if path.exists() or server.open_document_text(path) is not None:
-        if server.client_supports("window", "show_document"):
+        if server.client_supports("window", "show_document", "support"):
             await server.window_show_document_async(
                 types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
             )

@@ -81,6 +81,8 @@ class PlanModeServer(LanguageServer):
         self._last_state: dict[str, dict[str, Any]] = {}
         self.init_options: Any = None
         self.client_name: str | None = None
+        # The agent endpoint (lsp/endpoint.py), open once the workspace is known.
+        self.endpoint: Any = None
         # Settings warnings found during initialize, shown once the client is ready.
         self.pending_warnings: list[str] = []
 
@@ -111,7 +113,9 @@ class PlanModeServer(LanguageServer):
         return None
 
     def session_for(self, params: Params) -> Session:
-        session = self.service.require_session(params.sessionId or self.default_session_id)
+        # Only an absent sessionId means the default session; "" is invalid, not "default".
+        session_id = self.default_session_id if params.sessionId is None else params.sessionId
+        session = self.service.require_session(session_id)
         for lost in self.service.lost_sessions:
             self.show_message(
                 f"The saved state of plan-mode session {lost} was unreadable and was moved "

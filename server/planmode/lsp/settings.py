@@ -12,6 +12,7 @@ from lsprotocol import types
 from planmode.core.service import PlanModeError
 from planmode.core.settings import load_settings
 from planmode.lsp import protocol
+from planmode.lsp.endpoint import start_endpoint
 from planmode.lsp.models import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -55,10 +56,11 @@ def register(server: PlanModeServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: types.InitializedParams) -> None:
-        for warning in server.pending_warnings:
-            server.show_message(warning)
+        # reload_settings below reads every source again (initializationOptions included) and
+        # shows their warnings; showing the ones found in initialize too would say each twice.
         server.pending_warnings = []
         await reload_settings(server, announce_plans_directory=True)
+        await start_endpoint(server)
         try:
             session = server.session_for(Params())
         except PlanModeError as exc:  # a bad sessionId in initializationOptions

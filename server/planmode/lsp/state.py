@@ -31,6 +31,8 @@ def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
     if pending is not None and session.pending is None:
         # The user left plan mode themselves: the waiting exit is answered as rejected.
         answer_superseded(server, pending, "The user left plan mode without approving.")
+        # Its Approve/Reject lenses are gone: the editor must ask again.
+        server.refresh_code_lenses()
     for warning in warnings:
         server.show_message(warning)
     return server.publish_state(session)
@@ -45,7 +47,7 @@ def enter(server: PlanModeServer, params: EnterParams) -> dict[str, Any]:
 async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> dict[str, Any]:
     session = server.session_for(params)
     editor = None
-    if server.client_supports("window", "show_document"):
+    if server.client_supports("window", "show_document", "support"):
         editor = server.client_name or "your editor"
     result = server.service.slash_command(session, params.args, editor)
     message = result.message
@@ -60,7 +62,7 @@ async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> d
 
 async def open_in_editor(server: PlanModeServer, path: Path) -> str:
     """``/plan open``: show the plan through the editor (``window/showDocument``)."""
-    if not server.client_supports("window", "show_document"):
+    if not server.client_supports("window", "show_document", "support"):
         return prompts.failed_to_open_plan("the connected editor cannot show documents")
     try:
         answer = await server.window_show_document_async(

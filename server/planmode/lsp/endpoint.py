@@ -1,0 +1,177 @@
+"""The agent endpoint: the same ``planMode/*`` requests on a socket only this user can reach.
+
+While the editor's server runs it also listens on a Unix domain socket in a fresh 0700
+directory (under the user's runtime directory from platformdirs, else the temp directory) and
+describes it in ``<root>/.claude/plan-mode/endpoint.json`` (0600). Each connection gets its own
+JSON-RPC protocol sharing the server's handlers, so an agent's ``planMode/exit`` shows its
+plan in the editor and waits for the user there. Only ``planMode/*`` methods are served, and a
+peer running as another user is refused (SO_PEERCRED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import json
+import logging
+import os
+import shutil
+import socket
+import struct
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.io_ import run_async
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
+
+from planmode import __version__
+from planmode.core.approval import now_iso
+from planmode.core.plans import write_atomic
+from planmode.discovery import discovery_path
+from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+
+log = logging.getLogger(__name__)
+
+
+class AgentProtocol(PlanModeProtocol):
+    """One agent connection: the server's ``planMode/*`` handlers, answers to this peer."""
+
+    def __init__(self, server: PlanModeServer) -> None:
+        super().__init__(server, server.protocol._converter)
+        self.fm = server.protocol.fm
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        method = data.get("method")
+        if isinstance(method, str) and "jsonrpc" in data and not method.startswith("planMode/"):
+            # Not ours to parse as LSP: answered "method not found" (or ignored, if a
+            # notification other than $/cancelRequest).
+            if "id" in data:
+                return JsonRPCRequestMessage(
+                    id=data["id"], method=method, jsonrpc=data["jsonrpc"], params=None
+                )
+            if method != "$/cancelRequest":
+                return JsonRPCNotification(method=method, jsonrpc=data["jsonrpc"], params=None)
+        return super().structure_message(data)
+
+    def _get_handler(self, feature_name: str) -> Any:
+        if not feature_name.startswith("planMode/"):
+            raise JsonRpcMethodNotFound.of(feature_name)
+        return super()._get_handler(feature_name)
+
+
+def _runtime_base() -> Path:
+    try:
+        with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": we fall back anyway
+            warnings.simplefilter("ignore")
+            base = Path(platformdirs.user_runtime_dir("planmode", ensure_exists=True))
+        if os.access(base, os.W_OK):
+            return base
+    except OSError:
+        pass
+    return Path(tempfile.gettempdir())
+
+
+def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return int(uid)
+
+
+class AgentEndpoint:
+    def __init__(self, server: PlanModeServer, root: Path) -> None:
+        self.server = server
+        self.root = root
+        self.directory: Path | None = None
+        self.socket_path: Path | None = None
+        self._listener: asyncio.AbstractServer | None = None
+        self._stop = threading.Event()
+
+    @property
+    def discovery_file(self) -> Path:
+        return discovery_path(self.root)
+
+    async def start(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="pm-", dir=_runtime_base()))
+        os.chmod(self.directory, 0o700)
+        self.socket_path = self.directory / "agent.sock"
+        self._listener = await asyncio.start_unix_server(self._serve, path=str(self.socket_path))
+        os.chmod(self.socket_path, 0o600)
+        info = {
+            "version": 1,
+            "transport": "unix",
+            "socket": str(self.socket_path),
+            "pid": os.getpid(),
+            "root": str(self.root),
+            "serverVersion": __version__,
+            "startedAt": now_iso(),
+        }
+        # 0600 from the start: the file is never readable by others, not even briefly.
+        write_atomic(self.discovery_file, json.dumps(info, indent=2) + "\n", mode=0o600)
+        log.info("agent endpoint listening on %s", self.socket_path)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        uid = _peer_uid(writer)
+        if uid is not None and uid != os.getuid():
+            log.warning("refused an agent connection from uid %s", uid)
+            writer.close()
+            return
+        protocol = AgentProtocol(self.server)
+        protocol.set_writer(writer)
+        try:
+            await run_async(
+                stop_event=self._stop,
+                reader=reader,
+                protocol=protocol,
+                logger=log,
+                error_handler=self.server.report_server_error,
+            )
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            # A dropped agent cancels what it was waiting for, like $/cancelRequest.
+            for future in list(protocol._request_futures.values()):
+                future.cancel()
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    def stop(self) -> None:
+        """Stop listening and remove the discovery file (only if it is still ours)."""
+        self._stop.set()
+        if self._listener is not None:
+            self._listener.close()
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads(self.discovery_file.read_text(encoding="utf-8"))
+            if info.get("socket") == str(self.socket_path):
+                self.discovery_file.unlink()
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+async def start_endpoint(server: PlanModeServer) -> None:
+    """Open the agent endpoint for the server's workspace; a failure is logged, not fatal."""
+    endpoint = AgentEndpoint(server, server.service.root)
+    try:
+        await endpoint.start()
+    except OSError as exc:
+        log.error("cannot open the agent endpoint: %s", exc)
+        endpoint.stop()
+        return
+    server.endpoint = endpoint
+    atexit.register(endpoint.stop)
+
+
+def register(server: PlanModeServer) -> None:
+    @server.feature(types.SHUTDOWN)
+    def shutdown(_params: Any) -> None:
+        if server.endpoint is not None:
+            server.endpoint.stop()

@@ -1,0 +1,458 @@
+"""ExitPlanMode end to end: the exit waits, the user approves or rejects, the agent is told."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.e2e.harness import Editor
+
+EXIT = "planMode/exit"
+REQUESTED = "planMode/approvalRequested"
+RESOLVED = "planMode/approvalResolved"
+NOT_IN_PLAN_MODE = (
+    "You are not in plan mode. This tool is only for exiting plan mode after writing a plan. "
+    "If your plan was already approved, continue with implementation."
+)
+PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n"
+EXIT_RESULT_KEYS = {
+    "outcome",
+    "plan",
+    "filePath",
+    "isAgent",
+    "planWasEdited",
+    "userEditsDiff",
+    "restoredMode",
+    "grantedPrompts",
+    "feedback",
+    "requestId",
+    "toolResult",
+}
+
+
+def approved_text(path: Path, plan: str, edited: bool = False) -> str:
+    heading = "## Approved Plan (edited by user):" if edited else "## Approved Plan:"
+    return (
+        "User has approved your plan. You can now start coding. Start with updating your todo "
+        "list if applicable\n"
+        "\n"
+        f"Your plan has been saved to: {path}\n"
+        "You can refer back to it if needed during implementation.\n"
+        "\n"
+        f"{heading}\n"
+        f"{plan}"
+    )
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def enter(editor: Editor, session_id: str | None = None) -> Path:
+    params = {"sessionId": session_id} if session_id else {}
+    entered = await editor.request("planMode/enter", params)
+    assert entered["state"]["mode"] == "plan"
+    return Path(entered["state"]["planFilePath"])
+
+
+async def begin_exit(editor: Editor, **params: Any) -> tuple[asyncio.Task[Any], dict[str, Any]]:
+    """Send planMode/exit and wait until its approval is requested."""
+    seen = len(editor.notes[REQUESTED])
+    task = editor.start(EXIT, params)
+    approval = await editor.wait_for(REQUESTED, seen + 1)
+    return task, approval
+
+
+async def still_pending(editor: Editor, task: asyncio.Task[Any]) -> None:
+    await editor.settle()
+    await asyncio.sleep(0.1)
+    assert not task.done(), task.result() if not task.exception() else task.exception()
+
+
+async def resolved(editor: Editor, approval_id: str) -> dict[str, Any]:
+    def found() -> bool:
+        return any(n["approvalId"] == approval_id for n in editor.notes[RESOLVED])
+
+    await editor.until(found, 5)
+    return next(n for n in editor.notes[RESOLVED] if n["approvalId"] == approval_id)
+
+
+async def test_exit_outside_plan_mode_is_refused_with_the_exact_message(
+    editor: Editor, root: Path
+) -> None:
+    error = await editor.error(EXIT, {"plan": PLAN})
+    assert error.code == -32001
+    assert error.message.startswith(NOT_IN_PLAN_MODE)
+    state = await editor.state()
+    assert state["mode"] == "default"
+    assert state["pendingApproval"] is None
+    assert not Path(state["planFilePath"]).exists()
+    assert editor.notes[REQUESTED] == []
+
+
+async def test_exit_waits_and_asks_the_user_then_approve_restores_mode(
+    editor: Editor, root: Path
+) -> None:
+    plan_path = await enter(editor)
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text(PLAN)
+    refreshes = editor.lens_refreshes
+
+    task, approval = await begin_exit(editor)
+    assert set(approval) >= {
+        "approvalId",
+        "sessionId",
+        "planFilePath",
+        "submittedPlan",
+        "allowedPrompts",
+        "requestedAt",
+    }
+    assert approval["sessionId"] == "main"
+    assert approval["planFilePath"] == str(plan_path)
+    assert approval["submittedPlan"] == PLAN
+    assert approval["allowedPrompts"] == []
+    assert approval.get("agentId") is None
+    datetime.fromisoformat(approval["requestedAt"].replace("Z", "+00:00"))
+
+    # The plan is brought up in the editor, focused.
+    await editor.until(lambda: editor.client.shown_documents)
+    shown = editor.client.shown_documents[-1]
+    assert shown.uri == plan_path.as_uri()
+    assert shown.take_focus is True
+    await editor.until(lambda: editor.lens_refreshes > refreshes)
+
+    await still_pending(editor, task)
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"]["approvalId"] == approval["approvalId"]
+
+    assert await editor.request("planMode/approve", {"approvalId": approval["approvalId"]}) == {
+        "ok": True
+    }
+    result = await asyncio.wait_for(task, 5)
+    assert set(result) == EXIT_RESULT_KEYS
+    assert result["outcome"] == "approved"
+    assert result["plan"] == PLAN
+    assert result["filePath"] == str(plan_path)
+    assert result["isAgent"] is False
+    assert result["planWasEdited"] is False
+    assert result["userEditsDiff"] is None
+    assert result["restoredMode"] == "default"
+    assert result["grantedPrompts"] == []
+    assert result["feedback"] is None
+    assert result["requestId"] is None
+    assert result["toolResult"] == approved_text(plan_path, PLAN)
+
+    note = await resolved(editor, approval["approvalId"])
+    assert note["outcome"] == "approved"
+    assert note["restoredMode"] == "default"
+    state = await editor.state()
+    assert state["mode"] == "default"
+    assert state["prePlanMode"] is None
+    assert state["hasExitedPlanMode"] is True
+    assert state["needsPlanModeExitAttachment"] is True
+    assert state["pendingApproval"] is None
+    assert plan_path.read_text() == PLAN
+
+
+async def test_plan_given_to_exit_is_written_first_and_counts_as_edited(
+    editor: Editor, root: Path
+) -> None:
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    assert plan_path.read_text() == PLAN
+    assert approval["submittedPlan"] == PLAN
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    result = await asyncio.wait_for(task, 5)
+    assert result["planWasEdited"] is True
+    assert result["toolResult"] == approved_text(plan_path, PLAN, edited=True)
+
+
+async def test_approve_with_accept_edits_restores_that_mode(editor: Editor, root: Path) -> None:
+    await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    await editor.request(
+        "planMode/approve", {"approvalId": approval["approvalId"], "mode": "acceptEdits"}
+    )
+    result = await asyncio.wait_for(task, 5)
+    assert result["restoredMode"] == "acceptEdits"
+    assert (await resolved(editor, approval["approvalId"]))["restoredMode"] == "acceptEdits"
+    assert (await editor.state())["mode"] == "acceptEdits"
+
+
+async def test_user_edit_in_the_buffer_is_what_gets_approved(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text(PLAN)
+    task, approval = await begin_exit(editor)
+    edited = PLAN.replace("2. Change the greeting\n", "2. Change the greeting to 'hi'\n3. Test\n")
+    editor.open(plan_path)
+    editor.change(plan_path, edited)
+    # Unsaved: the file on disk still holds the submitted plan.
+    assert plan_path.read_text() == PLAN
+
+    await editor.request(
+        "planMode/approve", {"approvalId": approval["approvalId"], "planSha256": sha(edited)}
+    )
+    result = await asyncio.wait_for(task, 5)
+    assert result["planWasEdited"] is True
+    assert result["plan"] == edited
+    assert result["toolResult"] == approved_text(plan_path, edited, edited=True)
+    diff = result["userEditsDiff"]
+    assert diff is not None
+    assert diff.startswith("--- ")
+    assert "\n+++ " in diff
+    assert "\n@@ " in diff
+    assert "\n-2. Change the greeting\n" in diff
+    assert "\n+2. Change the greeting to 'hi'\n" in diff
+    assert "\n+3. Test\n" in diff
+    # The approved text is what the plan file now holds.
+    assert plan_path.read_text() == edited
+
+
+async def test_exit_without_a_plan_file_asks_and_approves_the_empty_plan(
+    editor: Editor, root: Path
+) -> None:
+    plan_path = await enter(editor)
+    editor.message_answer = "Approve"
+    result = await asyncio.wait_for(editor.request(EXIT, {}), 5)
+    assert result["outcome"] == "approved"
+    assert result["toolResult"] == "User has approved exiting plan mode. You can now proceed."
+    assert result["plan"] is None
+    assert any("Exit plan mode?" in m for m in editor.messages())
+    assert (await editor.state())["mode"] == "default"
+    assert not plan_path.exists() or plan_path.read_text() == ""
+
+
+async def test_exit_without_a_plan_file_can_be_rejected_from_the_message(
+    editor: Editor, root: Path
+) -> None:
+    await enter(editor)
+    editor.message_answer = "Reject"
+    result = await asyncio.wait_for(editor.request(EXIT, {}), 5)
+    assert result["outcome"] == "rejected"
+    assert (await editor.state())["mode"] == "plan"
+
+
+async def test_subagent_plan_approval_gets_the_agent_text(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, agentId="explorer1", plan=PLAN)
+    agent_path = Path(approval["planFilePath"])
+    assert agent_path.name == f"{plan_path.stem}-agent-explorer1.md"
+    assert agent_path.read_text() == PLAN
+    assert approval["agentId"] == "explorer1"
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    result = await asyncio.wait_for(task, 5)
+    assert result["outcome"] == "approved"
+    assert result["isAgent"] is True
+    assert result["filePath"] == str(agent_path)
+    assert result["toolResult"] == (
+        "User has approved the plan. There is nothing else needed from you now. "
+        'Please respond with "ok"'
+    )
+
+
+async def test_unknown_or_decided_approvals_cannot_be_decided(editor: Editor, root: Path) -> None:
+    await enter(editor)
+    for method in ("planMode/approve", "planMode/reject"):
+        error = await editor.error(method, {"approvalId": "no-such-approval"})
+        assert error.code == -32005
+        assert error.message.startswith("No pending approval")
+
+    task, approval = await begin_exit(editor, plan=PLAN)
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    await asyncio.wait_for(task, 5)
+    for method in ("planMode/approve", "planMode/reject"):
+        error = await editor.error(method, {"approvalId": approval["approvalId"]})
+        assert error.code == -32005
+        assert error.message.startswith("No pending approval")
+    assert (await editor.state())["mode"] == "default"
+    assert [n["outcome"] for n in editor.notes[RESOLVED]] == ["approved"]
+
+
+async def test_approve_naming_an_unknown_session_fails_and_creates_nothing(
+    editor: Editor, root: Path
+) -> None:
+    await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    sessions = root / ".claude" / "plan-mode" / "sessions"
+    error = await editor.error(
+        "planMode/approve", {"approvalId": approval["approvalId"], "sessionId": "ghost"}
+    )
+    assert error.code == -32005
+    assert not (sessions / "ghost.json").exists()
+    assert all("ghost" not in p.name for p in sessions.glob("*"))
+    # The real approval is untouched.
+    await still_pending(editor, task)
+    state = await editor.state()
+    assert state["pendingApproval"]["approvalId"] == approval["approvalId"]
+    await editor.request("planMode/reject", {"approvalId": approval["approvalId"]})
+    await asyncio.wait_for(task, 5)
+
+
+async def test_reject_keeps_plan_mode_and_a_new_exit_works(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    feedback = "Also update the README."
+    assert await editor.request(
+        "planMode/reject", {"approvalId": approval["approvalId"], "feedback": feedback}
+    ) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["outcome"] == "rejected"
+    assert result["toolResult"].startswith("User rejected the plan. Keep planning")
+    assert feedback in result["toolResult"]
+    assert result["feedback"] == feedback
+    assert result["restoredMode"] is None
+    assert (await resolved(editor, approval["approvalId"]))["outcome"] == "rejected"
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"] is None
+    assert state["hasExitedPlanMode"] is False
+    assert plan_path.read_text() == PLAN
+
+    revised = PLAN + "3. Update the README\n"
+    task2, approval2 = await begin_exit(editor, plan=revised)
+    assert approval2["approvalId"] != approval["approvalId"]
+    await editor.request("planMode/approve", {"approvalId": approval2["approvalId"]})
+    result2 = await asyncio.wait_for(task2, 5)
+    assert result2["outcome"] == "approved"
+    assert result2["plan"] == revised
+    assert (await editor.state())["mode"] == "default"
+
+
+async def test_a_second_exit_answers_the_first_as_rejected(editor: Editor, root: Path) -> None:
+    await enter(editor)
+    first, approval1 = await begin_exit(editor, plan=PLAN)
+    second, approval2 = await begin_exit(editor, plan=PLAN + "3. More\n")
+    result1 = await asyncio.wait_for(first, 5)
+    assert result1["outcome"] == "rejected"
+    assert result1["toolResult"].startswith("User rejected the plan. Keep planning")
+    assert (await resolved(editor, approval1["approvalId"]))["outcome"] == "rejected"
+    await still_pending(editor, second)
+    state = await editor.state()
+    assert state["pendingApproval"]["approvalId"] == approval2["approvalId"]
+    error = await editor.error("planMode/approve", {"approvalId": approval1["approvalId"]})
+    assert error.code == -32005
+    await editor.request("planMode/approve", {"approvalId": approval2["approvalId"]})
+    assert (await asyncio.wait_for(second, 5))["outcome"] == "approved"
+
+
+async def test_cancelling_a_pending_exit_keeps_plan_mode(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    seen = len(editor.notes[REQUESTED])
+    protocol = editor.client.protocol
+    future = asyncio.ensure_future(
+        protocol.send_request_async(EXIT, {"plan": PLAN}, msg_id="exit-to-cancel")
+    )
+    approval = await editor.wait_for(REQUESTED, seen + 1)
+    assert len(await editor.lenses(plan_path)) == 3
+    refreshes = editor.lens_refreshes
+    protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="exit-to-cancel"))
+    with pytest.raises(JsonRpcException):
+        await asyncio.wait_for(future, 5)
+    note = await resolved(editor, approval["approvalId"])
+    assert note["outcome"] == "cancelled"
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"] is None
+    await editor.until(lambda: editor.lens_refreshes > refreshes, 5)
+    assert await editor.lenses(plan_path) == []
+    error = await editor.error("planMode/approve", {"approvalId": approval["approvalId"]})
+    assert error.code == -32005
+    assert (await editor.state())["mode"] == "plan"
+
+
+async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
+    editor: Editor, root: Path
+) -> None:
+    await enter(editor)
+    prompts = [{"tool": "Bash", "prompt": "run tests"}]
+    task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
+    assert approval["allowedPrompts"] == prompts
+    assert (await editor.state())["grantedPrompts"] == []
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    result = await asyncio.wait_for(task, 5)
+    assert result["grantedPrompts"] == prompts
+    assert (await editor.state())["grantedPrompts"] == prompts
+    await enter(editor)
+    assert (await editor.state())["grantedPrompts"] == []
+
+
+async def test_rejected_plan_grants_nothing(editor: Editor, root: Path) -> None:
+    await enter(editor)
+    prompts = [{"tool": "Bash", "prompt": "run tests"}]
+    task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
+    await editor.request("planMode/reject", {"approvalId": approval["approvalId"]})
+    result = await asyncio.wait_for(task, 5)
+    assert result["grantedPrompts"] == []
+    assert (await editor.state())["grantedPrompts"] == []
+
+
+WRONG_PARAMS: list[tuple[str, dict[str, Any], str]] = [
+    ("planMode/approve", {"approvalId": None}, "approvalId"),
+    ("planMode/approve", {"approvalId": 7}, "approvalId"),
+    ("planMode/approve", {"planSha256": "abc"}, "planSha256"),
+    ("planMode/approve", {"planSha256": 12}, "planSha256"),
+    ("planMode/approve", {"mode": "plan"}, "mode"),
+    ("planMode/approve", {"mode": "yolo"}, "mode"),
+    ("planMode/reject", {"approvalId": None}, "approvalId"),
+    ("planMode/reject", {"feedback": ["no"]}, "feedback"),
+]
+
+
+async def test_wrong_params_are_refused_and_change_nothing(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    for method, params, field in WRONG_PARAMS:
+        full = {"approvalId": approval["approvalId"], **params}
+        if full["approvalId"] is None:
+            del full["approvalId"]  # missing altogether
+        error = await editor.error(method, full)
+        assert error.code == -32602, (method, params)
+        assert field in error.message, (method, params, error.message)
+    await still_pending(editor, task)
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"]["approvalId"] == approval["approvalId"]
+    assert editor.notes[RESOLVED] == []
+    assert plan_path.read_text() == PLAN
+    await editor.request("planMode/reject", {"approvalId": approval["approvalId"]})
+    await asyncio.wait_for(task, 5)
+
+
+async def test_exit_with_wrong_allowed_prompts_is_refused(editor: Editor, root: Path) -> None:
+    await enter(editor)
+    error = await editor.error(
+        EXIT, {"plan": PLAN, "allowedPrompts": [{"tool": "Write", "prompt": "anything"}]}
+    )
+    assert error.code == -32602
+    assert "allowedPrompts" in error.message
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"] is None
+    assert not Path(state["planFilePath"]).exists()
+
+
+async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
+    editor: Editor, root: Path
+) -> None:
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    assert len(await editor.lenses(plan_path)) == 3
+    refreshes = editor.lens_refreshes
+    state = await editor.request("planMode/setMode", {"mode": "default"})
+    assert state["mode"] == "default"
+    assert state["pendingApproval"] is None
+    result = await asyncio.wait_for(task, 5)
+    assert result["outcome"] == "rejected"
+    assert (await resolved(editor, approval["approvalId"]))["outcome"] == "rejected"
+    # The editor is told the lenses are gone.
+    await editor.until(lambda: editor.lens_refreshes > refreshes, 5)
+    assert await editor.lenses(plan_path) == []

@@ -1,0 +1,93 @@
+"""The agent endpoint: the same planMode/* requests over a socket only this user can reach."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from planmode.discovery import Connection, NoServer, RpcError, connect, discovery_path
+from tests.e2e.harness import Editor, running_editor
+
+
+async def endpoint_ready(root: Path) -> dict:
+    path = discovery_path(root)
+    for _ in range(500):
+        if path.exists():
+            return json.loads(path.read_text())
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{path} never appeared")
+
+
+async def test_discovery_file_and_socket_are_private(editor: Editor, root: Path) -> None:
+    info = await endpoint_ready(root)
+    assert stat.S_IMODE(discovery_path(root).stat().st_mode) == 0o600
+    socket_dir = Path(info["socket"]).parent
+    assert stat.S_IMODE(socket_dir.stat().st_mode) == 0o700
+    assert info["root"] == str(root)
+
+
+async def test_agent_exit_is_approved_in_the_editor(editor: Editor, root: Path) -> None:
+    await endpoint_ready(root)
+
+    def agent() -> dict:
+        with connect(root) as conn:
+            assert conn.request("planMode/enter")["state"]["mode"] == "plan"
+            return conn.request("planMode/exit", {"plan": "# Plan\n\n1. a step\n"})
+
+    waiting = asyncio.get_running_loop().run_in_executor(None, agent)
+    requested = await editor.wait_for("planMode/approvalRequested")
+    await editor.request("planMode/approve", {"approvalId": requested["approvalId"]})
+    result = await asyncio.wait_for(waiting, 10)
+    assert result["outcome"] == "approved"
+    assert "## Approved Plan" in result["toolResult"]
+    assert (await editor.state())["mode"] == "default"
+
+
+async def test_only_plan_mode_methods_are_served(editor: Editor, root: Path) -> None:
+    await endpoint_ready(root)
+
+    def agent() -> tuple[int, str]:
+        with connect(root) as conn:
+            try:
+                conn.request("shutdown")
+            except RpcError as exc:
+                return exc.code, conn.request("planMode/getState")["mode"]
+        raise AssertionError("shutdown was served on the agent endpoint")
+
+    code, mode = await asyncio.get_running_loop().run_in_executor(None, agent)
+    assert code == -32601
+    assert mode == "default"
+    assert (await editor.state())["mode"] == "default"  # the editor's server is still up
+
+
+async def test_a_dropped_agent_leaves_plan_mode_intact(editor: Editor, root: Path) -> None:
+    info = await endpoint_ready(root)
+    conn = Connection(info["socket"])
+    await asyncio.get_running_loop().run_in_executor(None, conn.request, "planMode/enter")
+    conn._send({"jsonrpc": "2.0", "id": 99, "method": "planMode/exit", "params": {}})
+    await editor.wait_for("planMode/approvalRequested")
+    conn.close()
+    resolved = await editor.wait_for("planMode/approvalResolved")
+    assert resolved["outcome"] == "cancelled"
+    state = await editor.state()
+    assert state["mode"] == "plan"
+    assert state["pendingApproval"] is None
+
+
+async def test_stale_discovery_is_detected(root: Path, home: Path) -> None:
+    async with running_editor(root, home) as running:
+        await endpoint_ready(root)
+        await running.settle()
+    # A server that died without cleaning up: the file names a process that is gone.
+    discovery = discovery_path(root)
+    discovery.write_text(json.dumps({"socket": "/nonexistent/agent.sock", "pid": 2**22 + 7}))
+    with pytest.raises(NoServer, match="gone"):
+        connect(root)
+    discovery.write_text(json.dumps({"socket": "/nonexistent/agent.sock", "pid": os.getpid()}))
+    with pytest.raises(NoServer, match="cannot connect"):
+        connect(root)

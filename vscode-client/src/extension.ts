@@ -1,0 +1,165 @@
+/**
+ * The Plan Mode extension: starts the server, shows the session's mode in the status bar,
+ * and offers the palette commands. Everything about plan mode itself is the server's.
+ */
+
+import * as vscode from "vscode";
+
+import { approveParams, rejectParams, setModeParams, SUBMITTED_PLAN_SCHEME } from "./args";
+import { askRejectFeedback, ServerController } from "./client";
+import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
+import { COMMANDS } from "./commands";
+import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
+import { SessionTracker, type SessionState } from "./state";
+import { modePickItems, statusView, stoppedView, type StatusView } from "./status";
+
+
+const STATUS_COMMAND: Record<StatusView["action"], string> = {
+  pickMode: COMMANDS.pickMode,
+  reviewPlan: COMMANDS.reviewPlan,
+  showOutput: COMMANDS.showOutput,
+};
+
+let controller: ServerController | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel("Plan Mode");
+  const sessions = new SessionTracker();
+  const status = vscode.window.createStatusBarItem("planMode.status", vscode.StatusBarAlignment.Left, 100);
+  status.name = "Plan Mode";
+  const submitted = new SubmittedPlanProvider();
+
+  const render = (view: StatusView): void => {
+    status.text = view.text;
+    status.tooltip = view.tooltip;
+    status.command = STATUS_COMMAND[view.action];
+    status.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    status.show();
+  };
+  render(statusView(undefined));
+
+  controller = new ServerController(context, output, {
+    onState(state) {
+      sessions.update(state);
+      if (state.pendingApproval !== null) {
+        submitted.remember(state.pendingApproval);
+      }
+      render(statusView(sessions.current()));
+    },
+    onStarted() {
+      render(statusView(sessions.current()));
+    },
+    onStopped(reason) {
+      sessions.clear();
+      render(stoppedView(reason));
+    },
+  });
+  const server = controller;
+
+  /** The running client, or an error message and undefined. */
+  const client = () => {
+    const running = server.running;
+    if (running === undefined) {
+      void vscode.window.showErrorMessage("The plan mode server is not running.", "Show Log").then((c) => {
+        if (c) output.show();
+      });
+    }
+    return running;
+  };
+
+  const request = async <T>(method: string, params: object): Promise<T | undefined> => {
+    const running = client();
+    if (running === undefined) return undefined;
+    try {
+      return await running.sendRequest<T>(method, params);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Plan mode: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
+
+  /** The plan under review, or a message saying there is none. */
+  const pendingApproval = () => {
+    const approval = sessions.pending()?.pendingApproval ?? undefined;
+    if (approval === undefined) {
+      void vscode.window.showInformationMessage("No plan is waiting for review.");
+    }
+    return approval;
+  };
+
+  const openFile = async (path: string): Promise<void> => {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+    await vscode.window.showTextDocument(document, { preview: false });
+  };
+
+  context.subscriptions.push(
+    output,
+    status,
+    controller,
+    vscode.workspace.registerTextDocumentContentProvider(SUBMITTED_PLAN_SCHEME, submitted),
+    vscode.commands.registerCommand(COMMANDS.enter, async () => {
+      const result = await request<{ message: string; state: SessionState }>(ENTER, {});
+      if (result !== undefined) {
+        sessions.update(result.state);
+        render(statusView(sessions.current()));
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.showPlan, async () => {
+      const state = sessions.current();
+      if (state === undefined || !state.planExists) {
+        void vscode.window.showInformationMessage(
+          state === undefined ? "The plan mode server has not started yet." : "No plan written yet in this session.",
+        );
+        return;
+      }
+      await openFile(state.planFilePath);
+    }),
+    vscode.commands.registerCommand(COMMANDS.approve, async () => {
+      const approval = pendingApproval();
+      if (approval) await request(APPROVE, approveParams(approval));
+    }),
+    vscode.commands.registerCommand(COMMANDS.approveAcceptEdits, async () => {
+      const approval = pendingApproval();
+      if (approval) await request(APPROVE, approveParams(approval, "acceptEdits"));
+    }),
+    vscode.commands.registerCommand(COMMANDS.reject, async () => {
+      const approval = pendingApproval();
+      if (approval === undefined) return;
+      const feedback = await askRejectFeedback();
+      if (feedback !== undefined) await request(REJECT, rejectParams(approval, feedback));
+    }),
+    vscode.commands.registerCommand(COMMANDS.showChanges, async () => {
+      const approval = pendingApproval();
+      if (approval === undefined) return;
+      submitted.remember(approval);
+      await showPlanChanges(approval);
+    }),
+    vscode.commands.registerCommand(COMMANDS.reviewPlan, async () => {
+      const approval = pendingApproval();
+      if (approval) await openFile(approval.planFilePath);
+    }),
+    vscode.commands.registerCommand(COMMANDS.pickMode, async () => {
+      const current = sessions.current();
+      const picked = await vscode.window.showQuickPick(modePickItems(current?.mode), {
+        title: "Plan Mode: switch permission mode",
+        placeHolder: current ? `Current: ${current.mode}` : undefined,
+        matchOnDetail: true,
+      });
+      if (picked === undefined) return;
+      const state = await request<SessionState>(SET_MODE, setModeParams(picked.mode, current?.sessionId));
+      if (state !== undefined) {
+        sessions.update(state);
+        render(statusView(sessions.current()));
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.showOutput, () => output.show()),
+    vscode.commands.registerCommand(COMMANDS.restart, () => server.restart()),
+  );
+
+  await controller.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+  controller = undefined;
+}

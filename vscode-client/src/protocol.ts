@@ -1,0 +1,49 @@
+/**
+ * Every wire name of the plan-mode protocol: a mirror of server/planmode/lsp/protocol.py.
+ *
+ * Same names, same values. test/unit/protocol.test.ts parses the Python module and fails when
+ * the two differ, so a name changed there must change here.
+ */
+
+// Requests (client -> server)
+export const GET_STATE = "planMode/getState";
+export const SET_MODE = "planMode/setMode";
+export const ENTER = "planMode/enter";
+export const SLASH_COMMAND = "planMode/slashCommand";
+export const CHECK_TOOL = "planMode/checkTool";
+export const APPLY_EDIT = "planMode/applyEdit";
+export const EXIT = "planMode/exit";
+export const APPROVE = "planMode/approve";
+export const REJECT = "planMode/reject";
+export const NEXT_TURN = "planMode/nextTurn";
+export const RESUME = "planMode/resume";
+export const FORK = "planMode/fork";
+export const LIST_PLANS = "planMode/listPlans";
+
+// Notifications (server -> client)
+export const DID_CHANGE_STATE = "planMode/didChangeState";
+export const APPROVAL_REQUESTED = "planMode/approvalRequested";
+export const APPROVAL_RESOLVED = "planMode/approvalResolved";
+
+// workspace/executeCommand commands (also the code lenses' commands)
+export const COMMAND_APPROVE = "planMode.approve";
+export const COMMAND_REJECT = "planMode.reject";
+export const COMMAND_KEEP_HUNK = "planMode.keepHunk";
+export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
+
+// Lens titles
+export const LENS_APPROVE = "Approve plan";
+export const LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits";
+export const LENS_REJECT = "Reject…";
+
+// Error codes
+export const INVALID_PARAMS = -32602;
+export const NOT_IN_PLAN_MODE = -32001;
+export const AGENT_CONTEXT = -32002;
+export const PLAN_MODE_DISABLED = -32003;
+export const NO_PLAN_FILE = -32004;
+export const NO_PENDING_APPROVAL = -32005;
+export const PLAN_CHANGED = -32006;
+
+// initializationOptions / workspace configuration section
+export const SETTINGS_SECTION = "planMode";

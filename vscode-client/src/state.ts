@@ -1,0 +1,78 @@
+/**
+ * The server's session state (contract §2 and §5) and which session the editor shows.
+ *
+ * No `vscode` import here: this is the client's pure logic, unit-tested under plain node.
+ */
+
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "auto" | "bypassPermissions";
+
+export const PERMISSION_MODES: readonly PermissionMode[] = [
+  "default",
+  "acceptEdits",
+  "plan",
+  "auto",
+  "bypassPermissions",
+];
+
+export interface AllowedPrompt {
+  tool: string;
+  prompt: string;
+}
+
+export interface Approval {
+  approvalId: string;
+  sessionId: string;
+  agentId?: string | null;
+  planFilePath: string;
+  submittedPlan: string;
+  allowedPrompts: AllowedPrompt[];
+  requestedAt: string;
+}
+
+export interface SessionState {
+  sessionId: string;
+  mode: PermissionMode;
+  prePlanMode: PermissionMode | null;
+  planSlug: string;
+  planFilePath: string;
+  planExists: boolean;
+  hasExitedPlanMode: boolean;
+  needsPlanModeExitAttachment: boolean;
+  autoModeActive: boolean;
+  pendingApproval: Approval | null;
+}
+
+/**
+ * The states of every session the server told us about, and the one to show.
+ *
+ * One server serves many sessions (one per agent conversation). The status bar follows the
+ * session that changed last — the one an agent is working in — except that a plan waiting for
+ * review always wins: that is what the user has to act on.
+ */
+export class SessionTracker {
+  private readonly states = new Map<string, SessionState>();
+
+  update(state: SessionState): void {
+    // Re-inserting moves the session to the end: Map keeps insertion order.
+    this.states.delete(state.sessionId);
+    this.states.set(state.sessionId, state);
+  }
+
+  clear(): void {
+    this.states.clear();
+  }
+
+  /** The session to show and act on, or undefined before the server has said anything. */
+  current(): SessionState | undefined {
+    return this.pending() ?? this.latest();
+  }
+
+  /** The most recently changed session with a plan waiting for review. */
+  pending(): SessionState | undefined {
+    return [...this.states.values()].reverse().find((s) => s.pendingApproval !== null);
+  }
+
+  private latest(): SessionState | undefined {
+    return [...this.states.values()].pop();
+  }
+}

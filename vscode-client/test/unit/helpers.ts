@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+import type { Approval, SessionState } from "../../src/state";
+
+/** The repository root: the nearest parent directory with a pyproject.toml. */
+export function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, "pyproject.toml"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no pyproject.toml above ${__dirname}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export function clientRoot(): string {
+  return join(repoRoot(), "vscode-client");
+}
+
+export function makeState(overrides: Partial<SessionState> = {}): SessionState {
+  return {
+    sessionId: "s1",
+    mode: "default",
+    prePlanMode: null,
+    planSlug: "bold-eagle",
+    planFilePath: "/ws/.claude/plans/bold-eagle.md",
+    planExists: false,
+    hasExitedPlanMode: false,
+    needsPlanModeExitAttachment: false,
+    autoModeActive: false,
+    pendingApproval: null,
+    ...overrides,
+  };
+}
+
+export function makeApproval(overrides: Partial<Approval> = {}): Approval {
+  return {
+    approvalId: "a-1",
+    sessionId: "s1",
+    planFilePath: "/ws/.claude/plans/bold-eagle.md",
+    submittedPlan: "# Plan\n",
+    allowedPrompts: [],
+    requestedAt: "2026-01-01T00:00:00Z",
+    ...overrides,
+  };
+}

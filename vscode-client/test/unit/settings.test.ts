@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import {
+  contributedKeys,
+  explicitSettings,
+  initializationOptions,
+  serverCommand,
+  type Inspected,
+} from "../../src/settings";
+import { clientRoot } from "./helpers";
+
+const manifest = JSON.parse(readFileSync(join(clientRoot(), "package.json"), "utf8"));
+const properties: Record<string, { default?: unknown }> = manifest.contributes.configuration.properties;
+
+test("the server starts with python3 -m planmode lsp unless configured", () => {
+  assert.deepEqual(serverCommand(undefined, undefined), { command: "python3", args: ["-m", "planmode", "lsp"] });
+  assert.deepEqual(serverCommand(" /venv/bin/python ", ["-m", "planmode", "lsp", "--log"]), {
+    command: "/venv/bin/python",
+    args: ["-m", "planmode", "lsp", "--log"],
+  });
+  assert.deepEqual(serverCommand("", [1, 2]), { command: "python3", args: ["-m", "planmode", "lsp"] });
+});
+
+test("the manifest's defaults for the server command match the code's", () => {
+  assert.equal(properties["planMode.server.pythonPath"].default, "python3");
+  assert.deepEqual(properties["planMode.server.args"].default, ["-m", "planmode", "lsp"]);
+});
+
+test("only values the user set are sent, most specific scope first, never server.*", () => {
+  const inspected: Record<string, Inspected> = {
+    plansDirectory: {}, // only a default: must not be sent (it would hide .claude/settings.json)
+    interviewPhase: { globalValue: true },
+    planAgentCount: { globalValue: 2, workspaceValue: 4 },
+    exploreAgentCount: { globalValue: 5, workspaceValue: 6, workspaceFolderValue: 7 },
+    channelsActive: { workspaceValue: false }, // set to the default on purpose: still sent
+    "server.pythonPath": { globalValue: "/venv/bin/python" },
+  };
+  const values = explicitSettings(Object.keys(inspected), (key) => inspected[key]);
+  assert.deepEqual(values, { interviewPhase: true, planAgentCount: 4, exploreAgentCount: 7, channelsActive: false });
+  assert.deepEqual(initializationOptions(values), { planMode: values });
+});
+
+test("every server setting of the contract is contributed, under planMode.", () => {
+  const keys = contributedKeys(properties);
+  for (const key of [
+    "plansDirectory",
+    "autoModeGate",
+    "useAutoModeDuringPlan",
+    "interviewPhase",
+    "planFormat",
+    "planAgentCount",
+    "exploreAgentCount",
+    "channelsActive",
+    "teammate",
+    "server.pythonPath",
+    "server.args",
+  ]) {
+    assert.ok(keys.includes(key), key);
+  }
+  assert.equal(keys.length, Object.keys(properties).length);
+});

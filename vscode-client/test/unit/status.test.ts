@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { PERMISSION_MODES } from "../../src/state";
+import { modePickItems, statusView, stoppedView } from "../../src/status";
+import { makeApproval, makeState } from "./helpers";
+
+test("the status bar names each mode with its icon and switches mode on click", () => {
+  const expected = {
+    plan: "$(book) Plan mode",
+    acceptEdits: "$(pencil) Accept edits",
+    default: "$(shield) Default",
+    auto: "$(zap) Auto",
+    bypassPermissions: "$(warning) Bypass permissions",
+  } as const;
+  for (const mode of PERMISSION_MODES) {
+    const view = statusView(makeState({ mode }));
+    assert.equal(view.text, expected[mode]);
+    assert.equal(view.action, "pickMode");
+    assert.equal(view.warning, mode === "bypassPermissions", mode);
+  }
+});
+
+test("a pending approval says the plan is ready and opens it on click", () => {
+  const view = statusView(makeState({ mode: "plan", pendingApproval: makeApproval() }));
+  assert.equal(view.text, "$(book) Plan ready for review");
+  assert.equal(view.action, "reviewPlan");
+  assert.equal(view.warning, true);
+  assert.match(view.tooltip, /bold-eagle\.md/);
+});
+
+test("before the first state and after a stop the item leads to the log", () => {
+  assert.equal(statusView(undefined).action, "showOutput");
+  const stopped = stoppedView("spawn python3 ENOENT");
+  assert.equal(stopped.action, "showOutput");
+  assert.match(stopped.tooltip, /ENOENT/);
+});
+
+test("an unknown mode from a newer server is shown, not dropped", () => {
+  const view = statusView(makeState({ mode: "dontAsk" as never }));
+  assert.match(view.text, /dontAsk/);
+});
+
+test("the mode pick lists every mode once and marks the current one", () => {
+  const items = modePickItems("acceptEdits");
+  assert.deepEqual(
+    items.map((i) => i.mode),
+    [...PERMISSION_MODES],
+  );
+  assert.deepEqual(
+    items.filter((i) => i.description === "current").map((i) => i.mode),
+    ["acceptEdits"],
+  );
+  assert.equal(items.find((i) => i.mode === "plan")?.label, "$(book) Plan mode");
+  assert.ok(items.every((i) => i.detail.length > 0));
+  assert.equal(modePickItems(undefined).filter((i) => i.description).length, 0);
+});
