@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import make_test_lsp_client
 
-from planmode.core.edits import EditError, apply_to_disk
+from planmode.core.edits import EditError, apply_to_disk, simulate, targets
 from planmode.lsp.edits import to_operations
 
 NOTIFICATIONS = (
@@ -70,6 +70,8 @@ class Editor:
         self.applied_edits: list[dict[str, Any]] = []
         self.lens_refreshes = 0
         self.versions: dict[str, int] = {}
+        # Open documents as the editor holds them (unsaved changes included).
+        self.buffers: dict[Path, str] = {}
         # What the editor answers to workspace/applyEdit (None: apply and save to disk).
         self.refuse_edits: str | None = None
         self.message_answer: str | None = None
@@ -102,6 +104,7 @@ class Editor:
     def open(self, path: Path, text: str | None = None) -> None:
         uri = path.as_uri()
         self.versions[uri] = 1
+        self.buffers[path] = path.read_text() if text is None else text
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
@@ -117,6 +120,7 @@ class Editor:
         """Replace the buffer's text without saving (an unsaved edit in place)."""
         uri = path.as_uri()
         self.versions[uri] = self.versions.get(uri, 1) + 1
+        self.buffers[path] = text
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(
@@ -234,9 +238,28 @@ def _client_factory(editor_box: list[Editor]) -> Any:
                     applied=False, failure_reason=editor.refuse_edits
                 )
             try:
-                apply_to_disk(to_operations(params.edit))
+                operations = to_operations(params.edit)
+                touches_open = any(p in editor.buffers for p in targets(operations))
+                if not touches_open:
+                    apply_to_disk(operations)  # like an editor that saves what it applies
+                    return types.ApplyWorkspaceEditResult(applied=True)
+
+                def read(path: Path) -> str | None:
+                    if path in editor.buffers:
+                        return editor.buffers[path]
+                    return path.read_text() if path.exists() else None
+
+                final = simulate(operations, read)
             except EditError as exc:
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason=str(exc))
+            # Open documents change in the buffer (unsaved), as in a real editor.
+            for path, text in final.items():
+                if path in editor.buffers and text is not None:
+                    editor.change(path, text)
+                elif text is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    path.write_text(text)
             return types.ApplyWorkspaceEditResult(applied=True)
 
         @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)

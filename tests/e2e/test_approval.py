@@ -456,3 +456,24 @@ async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
     # The editor is told the lenses are gone.
     await editor.until(lambda: editor.lens_refreshes > refreshes, 5)
     assert await editor.lenses(plan_path) == []
+
+
+async def test_exit_with_plan_updates_an_open_stale_buffer(editor: Editor) -> None:
+    """An agent's new plan replaces older text open in the editor instead of being undone."""
+    entered = await editor.request("planMode/enter")
+    plan_path = Path(entered["state"]["planFilePath"])
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text("# Old plan\n")
+    editor.open(plan_path)
+    new_plan = "# New plan\n\n1. the agent's revision\n"
+    pending = editor.start("planMode/exit", {"plan": new_plan})
+    await editor.wait_for("planMode/approvalRequested")
+    assert editor.buffers[plan_path] == new_plan
+    lenses = await editor.lenses(plan_path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == "Approve plan"
+    await editor.run_lens(lenses[0])
+    result = await asyncio.wait_for(pending, 10)
+    assert result["plan"] == new_plan
+    assert result["userEditsDiff"] is None
+    assert plan_path.read_text() == new_plan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,25 @@ async def test_set_mode_out_of_plan_goes_to_the_chosen_mode(editor: Editor) -> N
     assert left["prePlanMode"] is None
 
 
+async def test_set_mode_out_of_plan_answers_a_waiting_exit(editor: Editor) -> None:
+    await editor.request("planMode/setMode", {"mode": "acceptEdits"})
+    await editor.request("planMode/enter")
+    pending = editor.start("planMode/exit", {"plan": "# Plan\n"})
+    requested = await editor.wait_for("planMode/approvalRequested")
+    assert (await editor.state())["pendingApproval"]["approvalId"] == requested["approvalId"]
+    left = await editor.request("planMode/setMode", {"mode": "acceptEdits"})
+    assert left["mode"] == "acceptEdits"
+    assert left["pendingApproval"] is None
+    # The agent's waiting ExitPlanMode call is not left hanging.
+    result = await asyncio.wait_for(pending, 10)
+    assert result["outcome"] == "rejected"
+    resolved = await editor.wait_for("planMode/approvalResolved")
+    assert resolved["approvalId"] == requested["approvalId"]
+    error = await editor.error("planMode/approve", {"approvalId": requested["approvalId"]})
+    assert error.code == -32005
+    assert (await editor.state())["mode"] == "acceptEdits"
+
+
 async def test_set_mode_plan_twice_keeps_the_first_pre_plan_mode(editor: Editor) -> None:
     await editor.request("planMode/setMode", {"mode": "acceptEdits"})
     await editor.request("planMode/setMode", {"mode": "plan"})
@@ -221,6 +241,10 @@ async def test_enter_while_channels_are_active_is_refused(root: Path, home: Path
         assert error.message.startswith("Plan mode is disabled")
         assert await editor.state() == before
         assert before["mode"] == "default"
+        # The user's own switch into plan is the same transition, refused the same way.
+        error = await editor.error("planMode/setMode", {"mode": "plan"})
+        assert error.code == -32003
+        assert await editor.state() == before
 
 
 async def test_enter_notifies_the_editor_of_the_new_state(editor: Editor) -> None:

@@ -123,7 +123,7 @@ WRITES: list[tuple[str, str]] = [
     ("sh-c", "sh -c 'ls'"),
     ("python-c", "python -c 'import os; os.remove(\"x\")'"),
     ("python3-script", "python3 script.py"),
-    ("node-e", "node -e 'require(\"fs\").unlinkSync(\"x\")'"),
+    ("node-e", 'node -e \'require("fs").unlinkSync("x")\''),
     ("perl-e", "perl -e 'unlink \"x\"'"),
     ("awk-system", "awk 'BEGIN { system(\"rm x\") }'"),
     ("awk-redirect", "awk '{ print > \"out\" }' f"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -33,6 +34,8 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     )
     if replaced is not None:
         answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
+    if params.plan is not None:
+        await sync_open_buffer(server, approval.plan_file_path, params.plan)
     waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     server.waiters[approval.approval_id] = waiter
     server.notify(protocol.APPROVAL_REQUESTED, approval.to_wire())
@@ -53,6 +56,37 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         raise
     finally:
         server.waiters.pop(approval.approval_id, None)
+
+
+async def sync_open_buffer(server: PlanModeServer, path: Path, text: str) -> None:
+    """Put the submitted plan into the editor's buffer too, when the plan is open there.
+
+    The approved plan is read from the buffer; an open buffer still holding older text would
+    otherwise look like a user edit and, once approved, undo the agent's new plan.
+    """
+    held = server.open_document_text(path)
+    if held is None or held == text:
+        return
+    if not server.client_supports("workspace", "apply_edit"):
+        log.warning("%s is open with other text and the editor cannot apply edits", path)
+        return
+    lines = held.split("\n")
+    whole = types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=len(lines), character=0),
+    )
+    edit = types.WorkspaceEdit(
+        changes={path.as_uri(): [types.TextEdit(range=whole, new_text=text)]}
+    )
+    try:
+        answer = await server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="Plan submitted for approval")
+        )
+    except Exception as exc:
+        log.warning("could not update the open plan %s: %s", path, exc)
+        return
+    if not answer.applied:
+        log.warning("the editor did not take the submitted plan: %s", answer.failure_reason)
 
 
 async def show_plan(server: PlanModeServer, approval: Approval) -> None:
