@@ -228,6 +228,8 @@ WRITES: list[tuple[str, str]] = [
     ("blank", "   "),
     ("nul-byte", "ls\x00rm x"),
     ("nul-in-argument", "cat a\x00b"),
+    # tree-sitter-bash can crash on "{" + an astral character: never parsed
+    ("astral-after-brace", "ls {\U000e396a"),
 ]
 
 # (id, command): each only reads.

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planmode.core import modes, permissions, plans, prompts
+from planmode.core import attachments, modes, permissions, plans, prompts, workflow
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -277,6 +277,11 @@ class PlanModeService:
             if session.modes.mode != "plan" and new_modes.mode == "plan":
                 # Grants came with the last approved plan; a new plan starts without them.
                 session.granted_prompts = ()
+                session.turns = {
+                    k: attachments.on_plan_entered(c) for k, c in session.turns.items()
+                }
+            if session.modes.mode == "plan" and new_modes.mode != "plan":
+                session.turns = {}
             session.modes = new_modes
             self._save(session)
 
@@ -303,6 +308,42 @@ class PlanModeService:
             granted_prompts=session.granted_prompts,
         )
         return permissions.decide(tool, tool_input, context)
+
+    # -- turns ----------------------------------------------------------------------------
+    def workflow_options(self) -> workflow.WorkflowOptions:
+        return workflow.WorkflowOptions(
+            explore_agents=self.settings.exploreAgentCount,
+            plan_agents=self.settings.planAgentCount,
+            interview=self.settings.interviewPhase,
+            plan_format=self.settings.planFormat,
+        )
+
+    def next_turn(
+        self, session: Session, agent_id: str | None = None
+    ) -> tuple[attachments.Attachment, ...]:
+        """``planMode/nextTurn``: one human turn's attachments (contract §5.3)."""
+        path = self.plan_path(session, agent_id)
+        key = agent_id or ""
+        counter = session.turns.get(key, attachments.TurnCounter())
+        modes_in = session.modes
+        if agent_id is not None:
+            # A subagent neither consumes the conversation's exit flag nor re-enters.
+            modes_in = replace(
+                modes_in, needs_plan_mode_exit_attachment=False, has_exited_plan_mode=False
+            )
+        result = attachments.next_turn(
+            modes_in,
+            counter,
+            str(path),
+            lambda: self.read_text(path),
+            self.workflow_options(),
+            is_sub_agent=agent_id is not None,
+        )
+        if agent_id is None:
+            session.modes = result.modes
+        session.turns = {**session.turns, key: result.counter}
+        self._save(session)
+        return result.attachments
 
     # -- exit and approval ----------------------------------------------------------------
     def begin_exit(
@@ -379,7 +420,7 @@ class PlanModeService:
             transition = modes.exit_plan_mode(session.modes, self.auto, chosen=mode)
             warnings = transition.warnings
             restored = transition.state.mode
-            session.modes = transition.state
+            self._apply(session, transition.state)
             session.granted_prompts = _merge_prompts(
                 session.granted_prompts, approval.allowed_prompts
             )

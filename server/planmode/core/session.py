@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core.approval import AllowedPrompt, Approval, now_iso
+from planmode.core.attachments import TurnCounter
 from planmode.core.modes import PERMISSION_MODES, ModeState
 from planmode.core.plans import SAFE_ID_RE, write_atomic
 
@@ -38,6 +39,8 @@ class Session:
     granted_prompts: tuple[AllowedPrompt, ...] = ()
     created_at: str = field(default_factory=now_iso)
     pending: Approval | None = None
+    # Attachment turn counters: "" for the conversation itself, else per subagent id.
+    turns: dict[str, TurnCounter] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +49,7 @@ class Session:
             "planSlug": self.slug,
             "modes": asdict(self.modes),
             "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
+            "turns": {key: asdict(counter) for key, counter in self.turns.items()},
             "createdAt": self.created_at,
             "updatedAt": now_iso(),
         }
@@ -70,6 +74,13 @@ class Session:
                 for p in data.get("grantedPrompts") or []
             ),
             created_at=str(data.get("createdAt") or now_iso()),
+            turns={
+                str(key): TurnCounter(
+                    turns_since_attachment=counter.get("turns_since_attachment"),
+                    attachments_since_exit=int(counter.get("attachments_since_exit", 0)),
+                )
+                for key, counter in (data.get("turns") or {}).items()
+            },
         )
 
 

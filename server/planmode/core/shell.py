@@ -519,12 +519,19 @@ _VALUES = {
 }
 
 
+# tree-sitter-bash 0.25 can crash the process (SIGSEGV) on "{" followed by a character
+# outside the Basic Multilingual Plane (e.g. U+E396A): such lines are never parsed.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
 def check(command: str) -> Verdict:
     """Whether ``command`` only reads. Anything not proven read-only is not."""
     if not command.strip():
         return Verdict(False, "an empty command")
     if "\x00" in command:
         return Verdict(False, "a NUL byte in the command")
+    if _ASTRAL.search(command):
+        return Verdict(False, "a character outside the Basic Multilingual Plane")
     try:
         tree = _parser().parse(command.encode("utf-8"))
     except Exception as exc:  # the grammar must never let a command through by crashing
@@ -667,6 +674,8 @@ def simple_commands(command: str) -> Iterator[str]:
 
     Yields nothing when the line does not parse; callers treat that as no match.
     """
+    if _ASTRAL.search(command) or "\x00" in command:
+        return
     tree = _parser().parse(command.encode("utf-8"))
     if tree.root_node.has_error:
         return
@@ -680,6 +689,8 @@ def simple_commands(command: str) -> Iterator[str]:
 
 def is_single_simple_command(command: str) -> bool:
     """True when ``command`` is exactly one command: no list, pipe, substitution or redirect."""
+    if _ASTRAL.search(command) or "\x00" in command:
+        return False
     tree = _parser().parse(command.encode("utf-8"))
     root = tree.root_node
     if root.has_error or len(root.named_children) != 1:

@@ -79,6 +79,14 @@ class ListPlansParams(Params):
     pass
 
 
+class NextTurnParams(Params):
+    agentId: str | None = None
+
+
+class AgentDefinitionsParams(Params):
+    pass
+
+
 P = TypeVar("P", bound=BaseModel)
 
 

@@ -20,6 +20,8 @@ NEXT_TURN = "planMode/nextTurn"
 RESUME = "planMode/resume"
 FORK = "planMode/fork"
 LIST_PLANS = "planMode/listPlans"
+# Ours, beyond the contract's table: the Explore and Plan agent definitions (guide §13).
+AGENT_DEFINITIONS = "planMode/agentDefinitions"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"

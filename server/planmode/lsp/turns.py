@@ -1,0 +1,26 @@
+"""The agent loop around plan mode: ``planMode/nextTurn`` and the planning agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planmode.core import workflow
+from planmode.lsp import protocol
+from planmode.lsp.models import AgentDefinitionsParams, NextTurnParams
+from planmode.lsp.server import PlanModeServer
+
+
+def next_turn(server: PlanModeServer, params: NextTurnParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    attachments = server.service.next_turn(session, params.agentId)
+    server.publish_state(session)
+    return {"attachments": [a.to_wire() for a in attachments]}
+
+
+def agent_definitions(server: PlanModeServer, params: AgentDefinitionsParams) -> dict[str, Any]:
+    return {"agents": workflow.agent_definitions()}
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.NEXT_TURN, NextTurnParams)(next_turn)
+    server.request(protocol.AGENT_DEFINITIONS, AgentDefinitionsParams)(agent_definitions)

@@ -1,0 +1,355 @@
+"""The permission table (guide §8.4, §19.6; contract §6) over ``decide()``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planmode.core.approval import AllowedPrompt
+from planmode.core.permissions import (
+    Decision,
+    ToolContext,
+    UnsafePath,
+    decide,
+    is_plan_file,
+    prompt_allows,
+    resolve_path,
+)
+
+SLUG = "bold-eagle"
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> dict[str, Path]:
+    """A workspace with a plan file, business code, symlinks in and around the plans dir."""
+    root = (tmp_path / "workspace").resolve()
+    plans = root / ".claude" / "plans"
+    plans.mkdir(parents=True)
+    (root / "src").mkdir()
+    app = root / "src" / "app.py"
+    app.write_text("print('hi')\n")
+    plan = plans / f"{SLUG}.md"
+    plan.write_text("# Plan\n")
+    (root / "plans-link").symlink_to(plans, target_is_directory=True)
+    (plans / "notes.md").symlink_to(app)
+    return {"root": root, "plans": plans, "plan": plan, "app": app}
+
+
+def context(layout: dict[str, Path], mode: str = "plan", **extra: Any) -> ToolContext:
+    agent = extra.get("agent_id")
+    plan = layout["plans"] / (f"{SLUG}-agent-{agent}.md" if agent else f"{SLUG}.md")
+    return ToolContext(mode=mode, root=layout["root"], plan_file=plan, **extra)  # type: ignore[arg-type]
+
+
+def run(layout: dict[str, Path], tool: str, tool_input: Any, **ctx: Any) -> Decision:
+    mode = ctx.pop("mode", "plan")
+    return decide(tool, tool_input, context(layout, mode, **ctx))
+
+
+# (id, tool, input or a function of the layout, expected behavior, context overrides)
+PLAN_TABLE: list[tuple[str, str, Any, str, dict[str, Any]]] = [
+    ("read", "Read", {"file_path": "src/app.py"}, "allow", {}),
+    ("read-outside-root", "Read", {"file_path": "/etc/passwd"}, "allow", {}),
+    ("glob", "Glob", {"pattern": "**/*.py"}, "allow", {}),
+    ("grep", "Grep", {"pattern": "x"}, "allow", {}),
+    ("ls", "LS", {"path": "."}, "allow", {}),
+    ("webfetch", "WebFetch", {"url": "https://example.com"}, "allow", {}),
+    ("websearch", "WebSearch", {"query": "x"}, "allow", {}),
+    ("ask-user", "AskUserQuestion", {"questions": []}, "allow", {}),
+    ("todo", "TodoWrite", {"todos": []}, "allow", {}),
+    ("write-plan-absolute", "Write", lambda p: {"file_path": str(p["plan"])}, "allow", {}),
+    ("edit-plan-absolute", "Edit", lambda p: {"file_path": str(p["plan"])}, "allow", {}),
+    ("multiedit-plan", "MultiEdit", lambda p: {"file_path": str(p["plan"])}, "allow", {}),
+    ("write-plan-relative", "Write", {"file_path": f".claude/plans/{SLUG}.md"}, "allow", {}),
+    (
+        "write-plan-dotdot",
+        "Write",
+        {"file_path": f"src/../.claude/./plans/../plans/{SLUG}.md"},
+        "allow",
+        {},
+    ),
+    ("write-plan-symlinked-dir", "Write", {"file_path": f"plans-link/{SLUG}.md"}, "allow", {}),
+    ("write-business-file", "Write", {"file_path": "src/app.py"}, "deny", {}),
+    ("edit-business-file", "Edit", {"file_path": "src/app.py"}, "deny", {}),
+    ("write-plans-dir", "Write", lambda p: {"file_path": str(p["plans"])}, "deny", {}),
+    ("write-trailing-slash", "Write", lambda p: {"file_path": f"{p['plan']}/"}, "deny", {}),
+    ("write-nul", "Write", lambda p: {"file_path": f"{p['plan']}\x00"}, "deny", {}),
+    ("write-other-case", "Write", {"file_path": f".claude/plans/{SLUG.upper()}.md"}, "deny", {}),
+    ("write-other-case-ext", "Write", {"file_path": f".claude/plans/{SLUG}.MD"}, "deny", {}),
+    ("write-tilde", "Write", {"file_path": f"~/.claude/plans/{SLUG}.md"}, "deny", {}),
+    ("write-outside-root", "Write", {"file_path": "/tmp/evil.md"}, "deny", {}),
+    ("write-parent-escape", "Write", {"file_path": "../outside.md"}, "deny", {}),
+    ("write-symlink-in-plans", "Write", {"file_path": ".claude/plans/notes.md"}, "deny", {}),
+    ("write-no-path", "Write", {}, "deny", {}),
+    ("write-path-not-string", "Write", {"file_path": 3}, "deny", {}),
+    ("write-empty-path", "Write", {"file_path": ""}, "deny", {}),
+    (
+        "agent-own-plan",
+        "Write",
+        {"file_path": f".claude/plans/{SLUG}-agent-a1.md"},
+        "allow",
+        {"agent_id": "a1"},
+    ),
+    (
+        "agent-main-plan",
+        "Write",
+        {"file_path": f".claude/plans/{SLUG}.md"},
+        "deny",
+        {"agent_id": "a1"},
+    ),
+    (
+        "main-writes-agent-plan",
+        "Write",
+        {"file_path": f".claude/plans/{SLUG}-agent-a1.md"},
+        "deny",
+        {},
+    ),
+    ("notebook-edit", "NotebookEdit", {"notebook_path": "x.ipynb"}, "deny", {}),
+    ("bash-ls", "Bash", {"command": "ls"}, "allow", {}),
+    ("bash-read-pipeline", "Bash", {"command": "git log | head"}, "allow", {}),
+    ("bash-rm", "Bash", {"command": "rm file"}, "deny", {}),
+    ("bash-redirect", "Bash", {"command": "echo x > f"}, "deny", {}),
+    ("bash-no-command", "Bash", {}, "deny", {}),
+    ("bash-command-not-string", "Bash", {"command": ["ls"]}, "deny", {}),
+    ("agent-explore", "Agent", {"subagent_type": "Explore"}, "allow", {}),
+    ("task-plan", "Task", {"subagent_type": "Plan"}, "allow", {}),
+    ("agent-general", "Agent", {"subagent_type": "general-purpose"}, "deny", {}),
+    ("task-missing-type", "Task", {}, "deny", {}),
+    ("exit-plan-mode", "ExitPlanMode", {}, "ask", {}),
+    ("exit-plan-mode-teammate", "ExitPlanMode", {}, "allow", {"is_teammate": True}),
+    ("enter-plan-mode-agent", "EnterPlanMode", {}, "deny", {"agent_id": "a1"}),
+    ("unknown-tool", "Frobnicate", {}, "deny", {}),
+    ("kill-shell", "KillShell", {"shell_id": "1"}, "deny", {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "tool", "tool_input", "expected", "extra"),
+    PLAN_TABLE,
+    ids=[row[0] for row in PLAN_TABLE],
+)
+def test_plan_mode_table(
+    layout: dict[str, Path],
+    name: str,
+    tool: str,
+    tool_input: Any,
+    expected: str,
+    extra: dict[str, Any],
+) -> None:
+    given = tool_input(layout) if callable(tool_input) else tool_input
+    decision = run(layout, tool, given, **extra)
+    assert decision.behavior == expected, f"{name}: {decision}"
+    if expected == "deny":
+        assert decision.message and decision.message.startswith("Denied by "), decision
+
+
+def test_a_plan_file_replaced_by_a_symlink_is_not_the_plan(layout: dict[str, Path]) -> None:
+    layout["plan"].unlink()
+    layout["plan"].symlink_to(layout["app"])
+    for spelling in (str(layout["plan"]), f".claude/plans/{SLUG}.md", str(layout["app"])):
+        decision = run(layout, "Write", {"file_path": spelling})
+        assert decision.behavior == "deny", spelling
+        assert decision.message and decision.message.startswith("Denied by plan mode")
+
+
+def test_a_plan_file_that_does_not_exist_yet_may_be_created(layout: dict[str, Path]) -> None:
+    layout["plan"].unlink()
+    assert run(layout, "Write", {"file_path": str(layout["plan"])}).behavior == "allow"
+
+
+def test_deny_messages_name_the_rule(layout: dict[str, Path]) -> None:
+    assert "plan mode (only the plan file may be written)" in str(
+        run(layout, "Write", {"file_path": "src/app.py"}).message
+    )
+    assert "read-only Bash" in str(run(layout, "Bash", {"command": "rm x"}).message)
+    assert "rm" in str(run(layout, "Bash", {"command": "rm x"}).message)
+    assert "Explore and Plan" in str(run(layout, "Agent", {"subagent_type": "x"}).message)
+    agent = run(layout, "EnterPlanMode", {}, agent_id="a")
+    assert "EnterPlanMode tool cannot be used in agent contexts" in str(agent.message)
+
+
+# -- path resolution --------------------------------------------------------------------------
+@pytest.mark.parametrize("raw", ["", "   ", "a\x00b", "dir/", "dir/.", None, 7, ["x"]])
+def test_resolve_path_refuses_what_is_not_a_file_path(raw: object, tmp_path: Path) -> None:
+    with pytest.raises(UnsafePath):
+        resolve_path(raw, tmp_path)
+
+
+def test_resolve_path_follows_symlink_loops_into_an_error(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(UnsafePath):
+        resolve_path("a", tmp_path)
+    assert is_plan_file("a", ToolContext("plan", tmp_path, tmp_path / "p.md")) is False
+
+
+# -- outside plan mode ------------------------------------------------------------------------
+OUTSIDE_TABLE: list[tuple[str, str, str, dict[str, Any], str]] = [
+    ("bypass-write", "bypassPermissions", "Write", {"file_path": "/etc/x"}, "allow"),
+    ("bypass-bash", "bypassPermissions", "Bash", {"command": "rm -rf x"}, "allow"),
+    ("bypass-notebook", "bypassPermissions", "NotebookEdit", {}, "allow"),
+    ("accept-write-inside", "acceptEdits", "Write", {"file_path": "src/app.py"}, "allow"),
+    ("accept-edit-new-file", "acceptEdits", "Edit", {"file_path": "src/new.py"}, "allow"),
+    ("accept-write-outside", "acceptEdits", "Write", {"file_path": "/tmp/x.py"}, "ask"),
+    ("accept-write-escape", "acceptEdits", "Write", {"file_path": "../x.py"}, "ask"),
+    ("accept-bash-write", "acceptEdits", "Bash", {"command": "rm x"}, "ask"),
+    ("accept-bash-read", "acceptEdits", "Bash", {"command": "ls"}, "allow"),
+    ("default-read", "default", "Read", {"file_path": "src/app.py"}, "allow"),
+    ("default-grep", "default", "Grep", {"pattern": "x"}, "allow"),
+    ("default-bash-read", "default", "Bash", {"command": "git status"}, "allow"),
+    ("default-bash-write", "default", "Bash", {"command": "rm x"}, "ask"),
+    ("default-write", "default", "Write", {"file_path": "src/app.py"}, "ask"),
+    ("default-notebook", "default", "NotebookEdit", {}, "ask"),
+    ("default-agent", "default", "Agent", {"subagent_type": "general-purpose"}, "ask"),
+    ("default-exit-plan", "default", "ExitPlanMode", {}, "deny"),
+    ("default-enter-plan", "default", "EnterPlanMode", {}, "allow"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "mode", "tool", "tool_input", "expected"),
+    OUTSIDE_TABLE,
+    ids=[row[0] for row in OUTSIDE_TABLE],
+)
+def test_outside_plan_mode(
+    layout: dict[str, Path],
+    name: str,
+    mode: str,
+    tool: str,
+    tool_input: dict[str, Any],
+    expected: str,
+) -> None:
+    decision = run(layout, tool, tool_input, mode=mode)
+    assert decision.behavior == expected, f"{name}: {decision}"
+    if expected == "deny":
+        assert decision.message and decision.message.startswith("Denied by ")
+
+
+DENY_RULES = ("Bash(rm:*)", "Read(./secrets/**)")
+
+
+@pytest.mark.parametrize("mode", ["plan", "default", "acceptEdits", "auto", "bypassPermissions"])
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Bash", {"command": "rm -rf build"}),
+        ("Bash", {"command": "ls && rm x"}),
+        ("Bash", {"command": "echo $(rm x)"}),
+        ("Read", {"file_path": "secrets/key.pem"}),
+        ("Read", {"file_path": "./secrets/deep/er/key"}),
+        ("Read", {"file_path": "src/../secrets/key.pem"}),
+    ],
+    ids=["rm", "rm-in-list", "rm-in-substitution", "secret", "deep-secret", "dotdot-secret"],
+)
+def test_deny_rules_win_in_every_mode(
+    layout: dict[str, Path], mode: str, tool: str, tool_input: dict[str, Any]
+) -> None:
+    decision = run(layout, tool, tool_input, mode=mode, deny_rules=DENY_RULES)
+    assert decision.behavior == "deny", decision
+    assert decision.message and decision.message.startswith("Denied by the deny rule")
+
+
+def test_deny_rules_leave_other_calls_alone(layout: dict[str, Path]) -> None:
+    ctx = {"deny_rules": DENY_RULES}
+    assert run(layout, "Read", {"file_path": "src/app.py"}, **ctx).behavior == "allow"
+    assert run(layout, "Bash", {"command": "ls"}, **ctx).behavior == "allow"
+    bypass = run(layout, "Bash", {"command": "rmdir x"}, mode="bypassPermissions", **ctx)
+    assert bypass.behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("npm test", "allow"),
+        ("npm test -- -k x", "allow"),
+        ("npm   test   --watch", "allow"),
+        ("npm test; rm -rf /", "ask"),
+        ("npm test && curl x", "ask"),
+        ("npm test | tee log", "ask"),
+        ("npm test $(rm -rf x)", "ask"),
+        ("npm test > out", "ask"),
+        ("npm testing", "ask"),
+        ("npm run build", "ask"),
+    ],
+)
+def test_allow_rules_cover_only_one_matching_command(
+    layout: dict[str, Path], command: str, expected: str
+) -> None:
+    decision = run(
+        layout, "Bash", {"command": command}, mode="default", allow_rules=("Bash(npm test:*)",)
+    )
+    assert decision.behavior == expected, decision
+
+
+def test_allow_rules_do_not_apply_in_plan_mode(layout: dict[str, Path]) -> None:
+    decision = run(layout, "Bash", {"command": "npm test"}, allow_rules=("Bash(npm test:*)",))
+    assert decision.behavior == "deny"
+
+
+def test_ask_rules_ask_before_allow_rules(layout: dict[str, Path]) -> None:
+    decision = run(
+        layout,
+        "Bash",
+        {"command": "npm test"},
+        mode="default",
+        allow_rules=("Bash(npm test:*)",),
+        ask_rules=("Bash(npm:*)",),
+    )
+    assert decision.behavior == "ask"
+
+
+# -- allowedPrompts ---------------------------------------------------------------------------
+TESTS = AllowedPrompt("Bash", "run tests")
+DEV = AllowedPrompt("Bash", "npm run dev")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "command", "covered"),
+    [
+        (TESTS, "pytest -q", True),
+        (TESTS, "pytest", True),
+        (TESTS, "npm test", True),
+        (TESTS, "python -m pytest tests/unit", True),
+        (TESTS, "cargo test", True),
+        (TESTS, "pytest; rm -rf /", False),
+        (TESTS, "pytest && curl x", False),
+        (TESTS, "pytest $(rm x)", False),
+        (TESTS, "pytest > out", False),
+        (TESTS, "PYTEST_ADDOPTS=-x pytest", False),
+        (TESTS, "rm -rf build", False),
+        (TESTS, "pytestevil", False),
+        (DEV, "npm run dev", True),
+        (DEV, "npm run dev -- --port 3", True),
+        (DEV, "npm run deploy", False),
+        (DEV, "npm run devil", False),
+        (DEV, "npm run dev; rm x", False),
+        (AllowedPrompt("Read", "run tests"), "pytest", False),
+    ],
+)
+def test_prompt_allows(prompt: AllowedPrompt, command: str, covered: bool) -> None:
+    assert prompt_allows(prompt, command) is covered
+
+
+def test_granted_prompts_allow_outside_plan_but_never_past_a_deny(
+    layout: dict[str, Path],
+) -> None:
+    granted = {"granted_prompts": (TESTS,)}
+    assert run(layout, "Bash", {"command": "pytest -q"}, mode="default", **granted).behavior == (
+        "allow"
+    )
+    assert run(layout, "Bash", {"command": "rm -rf x"}, mode="default", **granted).behavior == (
+        "ask"
+    )
+    denied = run(
+        layout,
+        "Bash",
+        {"command": "pytest -q"},
+        mode="default",
+        deny_rules=("Bash(pytest:*)",),
+        **granted,
+    )
+    assert denied.behavior == "deny"
+    # In plan mode a grant does not make a non-read-only command runnable.
+    assert run(layout, "Bash", {"command": "pytest -q"}, **granted).behavior == "deny"
