@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planmode.core import attachments, modes, permissions, plans, prompts, workflow
+from planmode.core import attachments, modes, permissions, plans, prompts, teams, workflow
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -320,8 +320,10 @@ class PlanModeService:
 
     def next_turn(
         self, session: Session, agent_id: str | None = None
-    ) -> tuple[attachments.Attachment, ...]:
-        """``planMode/nextTurn``: one human turn's attachments (contract §5.3)."""
+    ) -> tuple[tuple[attachments.Attachment, ...], teams.LeaderResponse | None]:
+        """``planMode/nextTurn``: one human turn's attachments (contract §5.3), and the
+        lead's answer to a teammate's plan when it arrived since the last turn."""
+        response = self.take_leader_response(session) if agent_id is None else None
         path = self.plan_path(session, agent_id)
         key = agent_id or ""
         counter = session.turns.get(key, attachments.TurnCounter())
@@ -343,9 +345,98 @@ class PlanModeService:
             session.modes = result.modes
         session.turns = {**session.turns, key: result.counter}
         self._save(session)
-        return result.attachments
+        return result.attachments, response
 
     # -- exit and approval ----------------------------------------------------------------
+    def exit_as_teammate(
+        self,
+        session: Session,
+        agent_id: str | None = None,
+        plan: str | None = None,
+    ) -> ExitResult | None:
+        """ExitPlanMode for a teammate (guide §10.7, §15); None when this is no teammate.
+
+        A teammate whose plan mode is required submits its plan to the lead's inbox and stays
+        in plan mode until the answer arrives (see :meth:`next_turn`); a voluntary one exits
+        at once, without approval.
+        """
+        teammate = self.settings.teammate
+        if teammate is None:
+            return None
+        path = self.plan_path(session, agent_id)
+        if plan is not None:
+            plans.write_atomic(path, plan)
+        content = plan if plan is not None else self.read_text(path)
+        if teammate.planModeRequired:
+            if not content or not content.strip():
+                raise NoPlanFile(path)
+            try:
+                request_id = teams.submit_plan(
+                    self.root, teammate.teamName, teammate.agentName, path, content
+                )
+            except ValueError as exc:
+                raise InvalidParams(f"teammate setting: {exc}") from exc
+            session.awaiting_request = request_id
+            self._save(session)
+            return ExitResult(
+                outcome="awaitingLeaderApproval",
+                file_path=str(path),
+                plan=content,
+                is_agent=True,
+                plan_was_edited=plan is not None,
+                request_id=request_id,
+                tool_result=prompts.teammate_waiting_result(str(path), request_id),
+            )
+        transition = modes.exit_plan_mode(session.modes, self.auto)
+        self._apply(session, transition.state)
+        approval = Approval(session.id, path, content or "", agent_id, plan_given=plan is not None)
+        return approved_exit(approval, content, transition.state.mode)
+
+    def take_leader_response(self, session: Session) -> teams.LeaderResponse | None:
+        """Apply the lead's answer to this teammate's request once it has arrived."""
+        teammate = self.settings.teammate
+        if teammate is None or session.awaiting_request is None:
+            return None
+        response = teams.find_response(
+            self.root, teammate.teamName, teammate.agentName, session.awaiting_request
+        )
+        if response is None:
+            return None
+        session.awaiting_request = None
+        if response.approved:
+            chosen = response.permission_mode
+            target = chosen if chosen in modes.PERMISSION_MODES and chosen != "plan" else None
+            transition = modes.exit_plan_mode(session.modes, self.auto, chosen=target)
+            self._apply(session, transition.state)
+        self._save(session)
+        return response
+
+    def answer_teammate(
+        self,
+        request_id: str,
+        approved: bool,
+        feedback: str | None = None,
+        mode: PermissionMode | None = None,
+        plan_sha256: str | None = None,
+    ) -> teams.PendingRequest:
+        """The lead approves or rejects a teammate's plan (its request id is the approvalId)."""
+        request = next(
+            (r for r in teams.pending_requests(self.root) if r.request_id == request_id), None
+        )
+        if request is None:
+            raise NoPendingApproval(f"with approvalId {request_id!r}")
+        current = self.read_text(request.plan_file_path)
+        if current is None:
+            current = request.plan
+        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
+            raise PlanChanged()
+        if approved and current != (plans.read_plan(request.plan_file_path) or ""):
+            plans.write_atomic(request.plan_file_path, current)
+        teams.answer_request(
+            self.root, request.team, request.agent, request_id, approved, feedback, mode
+        )
+        return request
+
     def begin_exit(
         self,
         session: Session,

@@ -41,6 +41,8 @@ class Session:
     pending: Approval | None = None
     # Attachment turn counters: "" for the conversation itself, else per subagent id.
     turns: dict[str, TurnCounter] = field(default_factory=dict)
+    # A teammate's plan_approval_request still waiting for the lead's answer.
+    awaiting_request: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,6 +52,7 @@ class Session:
             "modes": asdict(self.modes),
             "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
             "turns": {key: asdict(counter) for key, counter in self.turns.items()},
+            "awaitingRequest": self.awaiting_request,
             "createdAt": self.created_at,
             "updatedAt": now_iso(),
         }
@@ -74,6 +77,7 @@ class Session:
                 for p in data.get("grantedPrompts") or []
             ),
             created_at=str(data.get("createdAt") or now_iso()),
+            awaiting_request=data.get("awaitingRequest"),
             turns={
                 str(key): TurnCounter(
                     turns_since_attachment=counter.get("turns_since_attachment"),

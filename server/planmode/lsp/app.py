@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from planmode.lsp import approval, codelens, edits, endpoint, settings, state, tools, turns
+from planmode.lsp import approval, codelens, edits, settings, state, tools, turns
 from planmode.lsp.server import PlanModeServer
 
 
 def create_server() -> PlanModeServer:
     server = PlanModeServer()
-    for feature in (settings, state, tools, turns, approval, codelens, edits, endpoint):
+    for feature in (settings, state, tools, turns, approval, codelens, edits):
         feature.register(server)
     return server

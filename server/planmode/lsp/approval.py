@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
-from planmode.core.service import Decision
+from planmode.core.service import Decision, NoPendingApproval
 from planmode.lsp import protocol
 from planmode.lsp.models import ApproveParams, ExitParams, RejectParams
 from planmode.lsp.server import PlanModeServer
@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str, Any]:
     session = server.session_for(params)
+    teammate_result = server.service.exit_as_teammate(session, params.agentId, params.plan)
+    if teammate_result is not None:
+        server.publish_state(session)
+        return teammate_result.to_wire()
     approval, replaced = server.service.begin_exit(
         session,
         agent_id=params.agentId,
@@ -148,16 +152,39 @@ def answer_superseded(server: PlanModeServer, approval: Approval, reason: str) -
 
 
 def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
-    decision = server.service.approve(
-        params.approvalId, params.sessionId, params.mode, params.planSha256
-    )
+    try:
+        decision = server.service.approve(
+            params.approvalId, params.sessionId, params.mode, params.planSha256
+        )
+    except NoPendingApproval:
+        if params.sessionId is not None:
+            raise
+        # The lead approving a teammate's plan: the approvalId is its request id.
+        request = server.service.answer_teammate(
+            params.approvalId, True, mode=params.mode, plan_sha256=params.planSha256
+        )
+        teammate_answered(server, request.request_id, "approved")
+        return {"ok": True}
     finish(server, decision)
     return {"ok": True}
 
 
 def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
-    finish(server, server.service.reject(params.approvalId, params.sessionId, params.feedback))
+    try:
+        decision = server.service.reject(params.approvalId, params.sessionId, params.feedback)
+    except NoPendingApproval:
+        if params.sessionId is not None:
+            raise
+        request = server.service.answer_teammate(params.approvalId, False, params.feedback)
+        teammate_answered(server, request.request_id, "rejected")
+        return {"ok": True}
+    finish(server, decision)
     return {"ok": True}
+
+
+def teammate_answered(server: PlanModeServer, request_id: str, outcome: str) -> None:
+    server.notify(protocol.APPROVAL_RESOLVED, {"approvalId": request_id, "outcome": outcome})
+    server.refresh_code_lenses()
 
 
 def register(server: PlanModeServer) -> None:

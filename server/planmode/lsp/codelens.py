@@ -9,6 +9,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
+from planmode.core.teams import PendingRequest, pending_requests
 from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -47,15 +48,47 @@ def approval_lenses(approval: Approval, current: str) -> list[types.CodeLens]:
     ]
 
 
+def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLens]:
+    """The lead's lenses on a teammate's plan: the same commands, the request id as approvalId."""
+    top = types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+    )
+    args = {"approvalId": request.request_id, "planSha256": plan_digest(current)}
+    edited = approve_lens_title(request.plan, current).removeprefix(protocol.LENS_APPROVE)
+    return [
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=f"{protocol.LENS_APPROVE} from {request.agent}{edited}",
+                command=protocol.COMMAND_APPROVE,
+                arguments=[args],
+            ),
+        ),
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=protocol.LENS_REJECT,
+                command=protocol.COMMAND_REJECT,
+                arguments=[{"approvalId": request.request_id}],
+            ),
+        ),
+    ]
+
+
 def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     path = uri_to_path(params.text_document.uri)
     if path is None:
         return []
     lenses: list[types.CodeLens] = []
-    for session in server.service.sessions.values():
+    service = server.service
+    for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            lenses += approval_lenses(approval, server.service.current_plan(approval))
+            lenses += approval_lenses(approval, service.current_plan(approval))
+    for request in pending_requests(service.root):
+        if request.plan_file_path == path:
+            current = service.read_text(path)
+            lenses += teammate_lenses(request, request.plan if current is None else current)
     return lenses
 
 

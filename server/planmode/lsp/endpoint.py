@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from lsprotocol import types
 from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.io_ import run_async
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
@@ -168,10 +167,3 @@ async def start_endpoint(server: PlanModeServer) -> None:
         return
     server.endpoint = endpoint
     atexit.register(endpoint.stop)
-
-
-def register(server: PlanModeServer) -> None:
-    @server.feature(types.SHUTDOWN)
-    def shutdown(_params: Any) -> None:
-        if server.endpoint is not None:
-            server.endpoint.stop()

@@ -83,6 +83,8 @@ class PlanModeServer(LanguageServer):
         self.client_name: str | None = None
         # The agent endpoint (lsp/endpoint.py), open once the workspace is known.
         self.endpoint: Any = None
+        # Set at shutdown: background loops end.
+        self.stopping = False
         # Settings warnings found during initialize, shown once the client is ready.
         self.pending_warnings: list[str] = []
 

@@ -1,4 +1,5 @@
-"""Start-up and settings: the workspace root, the default session, and every settings source."""
+"""Lifecycle and settings: the workspace root, the default session, every settings source,
+the agent endpoint and the team watcher at start-up, and their end at shutdown."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from lsprotocol import types
 
 from planmode.core.service import PlanModeError
 from planmode.core.settings import load_settings
-from planmode.lsp import protocol
+from planmode.lsp import protocol, team_watch
 from planmode.lsp.endpoint import start_endpoint
 from planmode.lsp.models import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
@@ -61,12 +62,19 @@ def register(server: PlanModeServer) -> None:
         server.pending_warnings = []
         await reload_settings(server, announce_plans_directory=True)
         await start_endpoint(server)
+        server.run_task(team_watch.watch(server))
         try:
             session = server.session_for(Params())
         except PlanModeError as exc:  # a bad sessionId in initializationOptions
             server.show_message(f"initializationOptions.planMode.sessionId: {exc}")
             return
         server.publish_state(session, force=True)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(_params: None) -> None:
+        server.stopping = True
+        if server.endpoint is not None:
+            server.endpoint.stop()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:

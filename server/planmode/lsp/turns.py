@@ -12,9 +12,13 @@ from planmode.lsp.server import PlanModeServer
 
 def next_turn(server: PlanModeServer, params: NextTurnParams) -> dict[str, Any]:
     session = server.session_for(params)
-    attachments = server.service.next_turn(session, params.agentId)
+    attachments, response = server.service.next_turn(session, params.agentId)
     server.publish_state(session)
-    return {"attachments": [a.to_wire() for a in attachments]}
+    result: dict[str, Any] = {"attachments": [a.to_wire() for a in attachments]}
+    if response is not None:
+        # The lead's answer to this teammate's plan (approved: the exit attachment follows).
+        result["leaderResponse"] = response.to_wire()
+    return result
 
 
 def agent_definitions(server: PlanModeServer, params: AgentDefinitionsParams) -> dict[str, Any]:

@@ -1,0 +1,69 @@
+"""The lead's side of teammate approvals: notice new plan approval requests in the inboxes.
+
+A teammate's request lands in ``<root>/.claude/teams/<team>/inboxes/team-lead.jsonl``, written
+by the teammate's own process. This watcher polls those inboxes; for each new request the
+lead's editor is told (``planMode/approvalRequested``, a message, the plan shown) and its code
+lenses refreshed, so the lead approves or rejects from the plan file itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lsprotocol import types
+
+from planmode.core.teams import PendingRequest, pending_requests
+from planmode.lsp import protocol
+from planmode.lsp.server import PlanModeServer
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.5
+
+
+def announce(server: PlanModeServer, request: PendingRequest) -> None:
+    server.notify(
+        protocol.APPROVAL_REQUESTED,
+        {
+            "approvalId": request.request_id,
+            "sessionId": None,
+            "agentId": request.agent,
+            "teamName": request.team,
+            "planFilePath": str(request.plan_file_path),
+            "submittedPlan": request.plan,
+            "allowedPrompts": [],
+            "requestedAt": request.requested_at,
+        },
+    )
+    server.show_message(
+        f"Teammate {request.agent} ({request.team}) asks you to approve a plan: "
+        f"{request.plan_file_path}",
+        types.MessageType.Info,
+    )
+    if server.client_supports("window", "show_document", "support"):
+        server.run_task(
+            server.window_show_document_async(
+                types.ShowDocumentParams(uri=request.plan_file_path.as_uri(), take_focus=False)
+            )
+        )
+
+
+async def watch(server: PlanModeServer) -> None:
+    seen: set[str] = set()
+    teams_dir = server.service.root / ".claude" / "teams"
+    while not server.stopping:
+        await asyncio.sleep(POLL_SECONDS)
+        if not teams_dir.is_dir():
+            continue
+        try:
+            current = {r.request_id: r for r in pending_requests(server.service.root)}
+        except OSError as exc:
+            log.warning("cannot read the team inboxes: %s", exc)
+            continue
+        new = [r for rid, r in current.items() if rid not in seen]
+        for request in new:
+            announce(server, request)
+        if new or seen - current.keys():
+            server.refresh_code_lenses()
+        seen = set(current)
