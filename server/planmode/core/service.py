@@ -8,6 +8,7 @@ anything, so a call that raises :class:`PlanModeError` has changed nothing.
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -15,7 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planmode.core import attachments, modes, permissions, plans, prompts, teams, workflow
+from planmode.core import (
+    attachments,
+    modes,
+    permissions,
+    plans,
+    prompts,
+    teams,
+    transcripts,
+    workflow,
+)
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -269,7 +279,21 @@ class PlanModeService:
             return SlashResult("", open_path=path)
         return SlashResult(prompts.plan_display(content, str(path), editor_name))
 
+    def _record(self, session: Session, event: dict[str, Any]) -> None:
+        """Append to the session's transcript; losing a line must not fail the request."""
+        try:
+            transcripts.append_event(self.root, session.id, event)
+        except OSError as exc:
+            log.error("cannot append to the transcript of %s: %s", session.id, exc)
+
+    def _snapshot(self, session: Session, path: Path, content: str | None) -> None:
+        if content is not None:
+            self._record(session, transcripts.file_snapshot(session.slug, path, content))
+
     def _apply(self, session: Session, new_modes: modes.ModeState) -> None:
+        if new_modes.mode != session.modes.mode:
+            slug = self.plan_slug(session)  # every line carries the slug, for resume
+            self._record(session, transcripts.mode_change(slug, session.modes.mode, new_modes.mode))
         if new_modes != session.modes:
             if session.modes.mode == "plan" and new_modes.mode != "plan":
                 # Leaving plan mode by any road ends what was pending in it.
@@ -378,6 +402,8 @@ class PlanModeService:
                 raise InvalidParams(f"teammate setting: {exc}") from exc
             session.awaiting_request = request_id
             self._save(session)
+            self._record(session, transcripts.exit_call(session.slug, plan))
+            self._snapshot(session, path, content)
             return ExitResult(
                 outcome="awaitingLeaderApproval",
                 file_path=str(path),
@@ -465,6 +491,8 @@ class PlanModeService:
         )
         replaced = session.pending
         session.pending = approval
+        self._record(session, transcripts.exit_call(session.slug, plan))
+        self._snapshot(session, path, submitted)
         return approval, replaced
 
     def find_pending(self, approval_id: str, session_id: str | None = None) -> Session:
@@ -517,6 +545,8 @@ class PlanModeService:
             )
         session.pending = None
         self._save(session)
+        self._record(session, transcripts.decision(session.slug, "approved"))
+        self._snapshot(session, approval.plan_file_path, current)
         return Decision(approval, approved_exit(approval, current, restored), warnings, written)
 
     def reject(
@@ -526,6 +556,7 @@ class PlanModeService:
         approval = session.pending
         assert approval is not None
         session.pending = None
+        self._record(session, transcripts.decision(session.slug, "rejected", feedback))
         return Decision(approval, rejected_exit(approval, feedback))
 
     def cancel(self, approval: Approval) -> bool:
@@ -537,6 +568,63 @@ class PlanModeService:
             return False
         session.pending = None
         return True
+
+    # -- resume and fork ------------------------------------------------------------------
+    def _transcript(self, raw: str) -> list[dict[str, Any]]:
+        path = Path(os.path.expanduser(raw))
+        path = path if path.is_absolute() else self.root / path
+        try:
+            return transcripts.load(path)
+        except FileNotFoundError:
+            raise InvalidParams(f"field 'transcript': no transcript at {path}") from None
+        except OSError as exc:
+            raise InvalidParams(f"field 'transcript': cannot read {path}: {exc}") from exc
+
+    def resume(self, session: Session, transcript: str, remote: bool = False) -> tuple[bool, Path]:
+        """copyPlanForResume (guide §7.7): adopt the transcript's slug, then find its plan.
+
+        Locally only the file on disk counts; a remote session (whose disk may be gone)
+        recovers the plan from the transcript's layers and writes it back.
+        """
+        lines = self._transcript(transcript)
+        slug = transcripts.slug_of(lines)
+        if slug is None:
+            return False, self.plan_path(session)
+        if session.slug != slug:
+            session.slug = slug
+        if transcripts.exited_plan_mode(lines):
+            session.modes = replace(session.modes, has_exited_plan_mode=True)
+        self._save(session)
+        path = self.plan_path(session)
+        found = transcripts.recover_plan(lines, self.read_text(path), use_transcript=remote)
+        if found is None:
+            return False, path
+        if found.layer != "file":
+            plans.write_atomic(path, found.content)
+            self._snapshot(session, path, found.content)
+        return True, path
+
+    def fork(self, session: Session, transcript: str) -> tuple[bool, Path]:
+        """copyPlanForFork (guide §7.8): a new slug, the original plan copied to it."""
+        lines = self._transcript(transcript)
+        original = transcripts.slug_of(lines)
+        if session.slug is None or session.slug == original:
+            session.slug = None
+            session.slug = plans.generate_plan_slug(
+                self.plans_directory,
+                lambda p: p.exists() or p.stem == original,
+            )
+            self._save(session)
+        path = self.plan_path(session)
+        if original is None:
+            return False, path
+        source = self.plans_directory / plans.plan_file_name(original)
+        found = transcripts.recover_plan(lines, self.read_text(source))
+        if found is None:
+            return False, path
+        plans.write_atomic(path, found.content)
+        self._snapshot(session, path, found.content)
+        return True, path
 
     # -- listing --------------------------------------------------------------------------
     def list_plans(self) -> list[dict[str, Any]]:

@@ -2,24 +2,22 @@
 
 A teammate whose plan needs the lead's approval appends a ``plan_approval_request`` to the
 lead's inbox (``team-lead.jsonl``) and keeps planning until a ``plan_approval_response`` for
-its request id arrives in its own inbox. Every append is one JSON line written under an
-exclusive file lock, so concurrent writers never interleave.
+its request id arrives in its own inbox. Appends go through :mod:`planmode.core.jsonl`:
+one JSON line under an exclusive file lock, so concurrent writers never interleave.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import logging
-import os
 import secrets
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from planmode.core.approval import now_iso
+from planmode.core.jsonl import append_line as append_message
+from planmode.core.jsonl import read_lines as read_messages
 from planmode.core.plans import SAFE_ID_RE
 
 log = logging.getLogger(__name__)
@@ -44,44 +42,6 @@ def inbox_path(root: Path, team: str, member: str) -> Path:
         / "inboxes"
         / f"{_segment(member, 'agentName')}.jsonl"
     )
-
-
-def append_message(path: Path, message: dict[str, Any]) -> None:
-    """Append one JSON line under an exclusive lock (safe with concurrent writers)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(message, ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-def read_messages(path: Path) -> Iterator[dict[str, Any]]:
-    """Every well-formed message of an inbox, in order; a torn or bad line is skipped."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return
-    with contextlib.closing(os.fdopen(fd, "rb")) as inbox:
-        fcntl.flock(fd, fcntl.LOCK_SH)
-        try:
-            data = inbox.read()
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    for raw in data.splitlines():
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            log.warning("skipping a malformed line in %s", path)
-            continue
-        if isinstance(message, dict):
-            yield message
 
 
 def payload(message: dict[str, Any]) -> dict[str, Any] | None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from planmode.lsp import approval, codelens, edits, settings, state, tools, turns
+from planmode.lsp import approval, codelens, edits, recovery, settings, state, tools, turns
 from planmode.lsp.server import PlanModeServer
 
 
 def create_server() -> PlanModeServer:
     server = PlanModeServer()
-    for feature in (settings, state, tools, turns, approval, codelens, edits):
+    for feature in (settings, state, tools, turns, approval, codelens, edits, recovery):
         feature.register(server)
     return server

@@ -87,6 +87,15 @@ class AgentDefinitionsParams(Params):
     pass
 
 
+class ResumeParams(Params):
+    transcript: str = Field(min_length=1)
+    remote: bool = False
+
+
+class ForkParams(Params):
+    transcript: str = Field(min_length=1)
+
+
 P = TypeVar("P", bound=BaseModel)
 
 
