@@ -96,12 +96,16 @@ def _diff_lines(text: str) -> list[str]:
     return lines
 
 
-def approve_lens_title(submitted: str, current: str) -> str:
-    """``Approve plan``, or ``Approve plan (edited: +3 −1)`` once the user changed it."""
-    if submitted == current:
-        return "Approve plan"
-    added, removed = edit_counts(submitted, current)
-    return f"Approve plan (edited: +{added} −{removed})"
+def approve_lens_title(submitted: str, current: str, unreviewed: int = 0) -> str:
+    """``Approve plan``, ``Approve plan (edited: +3 −1)`` once the user changed it, and how
+    many of the agent's revisions are still unreviewed (``2 changes unreviewed``)."""
+    notes = []
+    if submitted != current:
+        added, removed = edit_counts(submitted, current)
+        notes.append(f"edited: +{added} −{removed}")
+    if unreviewed:
+        notes.append(f"{unreviewed} change{'s' if unreviewed != 1 else ''} unreviewed")
+    return "Approve plan" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 @dataclass(frozen=True)

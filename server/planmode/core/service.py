@@ -18,10 +18,12 @@ from typing import Any
 
 from planmode.core import (
     attachments,
+    history,
     modes,
     permissions,
     plans,
     prompts,
+    review,
     teams,
     transcripts,
     workflow,
@@ -34,6 +36,7 @@ from planmode.core.approval import (
     plan_digest,
     rejected_exit,
 )
+from planmode.core.history import PlanHistory
 from planmode.core.modes import AutoModeSettings, PermissionMode
 from planmode.core.session import CorruptSession, Session, SessionStore, is_valid_session_id
 from planmode.core.settings import Settings
@@ -124,6 +127,12 @@ class PlanModeService:
         self.open_document_text: TextReader = lambda _path: None
         # Sessions whose saved state was unreadable; the user must hear about it once.
         self.lost_sessions: list[str] = []
+        self.history = PlanHistory(self.root)
+        # Plan path -> the text the user has seen (a pending or rejected plan): agent
+        # revisions are reviewed against it hunk by hunk.
+        self.seen: dict[Path, str] = {}
+        # Plan paths whose last exit submitted an empty plan (an information diagnostic).
+        self.empty_exits: set[Path] = set()
 
     # -- settings -------------------------------------------------------------------------
     @property
@@ -491,6 +500,13 @@ class PlanModeService:
         )
         replaced = session.pending
         session.pending = approval
+        self._keep_revision(path, submitted, "agent", "submitted for approval")
+        # After a rejection the user has seen the rejected text: show what changed since.
+        self.seen.setdefault(path, submitted)
+        if submitted.strip():
+            self.empty_exits.discard(path)
+        else:
+            self.empty_exits.add(path)
         self._record(session, transcripts.exit_call(session.slug, plan))
         self._snapshot(session, path, submitted)
         return approval, replaced
@@ -532,6 +548,9 @@ class PlanModeService:
         if current != (plans.read_plan(approval.plan_file_path) or ""):
             plans.write_atomic(approval.plan_file_path, current)
             written = current
+        if current != approval.submitted_plan:
+            self._keep_revision(approval.plan_file_path, current, "user", "edited at approval")
+        self.seen.pop(approval.plan_file_path, None)
         warnings: tuple[str, ...] = ()
         restored: PermissionMode | None = None
         if approval.agent_id is None:
@@ -556,6 +575,7 @@ class PlanModeService:
         approval = session.pending
         assert approval is not None
         session.pending = None
+        self.seen[approval.plan_file_path] = self.current_plan(approval)
         self._record(session, transcripts.decision(session.slug, "rejected", feedback))
         return Decision(approval, rejected_exit(approval, feedback))
 
@@ -625,6 +645,49 @@ class PlanModeService:
         plans.write_atomic(path, found.content)
         self._snapshot(session, path, found.content)
         return True, path
+
+    # -- revisions and review -------------------------------------------------------------
+    def _keep_revision(self, path: Path, text: str, author: history.Author, reason: str) -> None:
+        try:
+            self.history.record(path, text, author, reason)
+        except OSError as exc:
+            log.error("cannot record a revision of %s: %s", path, exc)
+
+    def pending_for(self, path: Path) -> Session | None:
+        return next(
+            (s for s in self.sessions.values() if s.pending and s.pending.plan_file_path == path),
+            None,
+        )
+
+    def agent_edited(self, path: Path, text: str, reason: str) -> None:
+        """An agent's edit of a plan file went through: keep it, and make it the text under
+        approval (so it is not mistaken for the user's edit)."""
+        self._keep_revision(path, text, "agent", reason)
+        session = self.pending_for(path)
+        if session is not None and session.pending is not None:
+            session.pending = replace(session.pending, submitted_plan=text)
+
+    def hunks(self, path: Path) -> list[review.Hunk]:
+        """Unreviewed changes of a plan the user has seen (none when there is no review)."""
+        seen = self.seen.get(path)
+        if seen is None:
+            return []
+        return review.hunks(seen, self.read_text(path) or "")
+
+    def find_hunk(self, path: Path, hunk_id: str) -> review.Hunk:
+        hunk = next((h for h in self.hunks(path) if h.id == hunk_id), None)
+        if hunk is None:
+            raise PlanChanged()
+        return hunk
+
+    def keep_hunk(self, path: Path, hunk_id: str) -> None:
+        hunk = self.find_hunk(path, hunk_id)
+        self.seen[path] = review.keep(self.seen[path], self.read_text(path) or "", hunk)
+
+    def undo_hunk(self, path: Path, hunk_id: str) -> tuple[review.Hunk, str]:
+        """The hunk to revert and the plan text once it is reverted (the caller applies it)."""
+        hunk = self.find_hunk(path, hunk_id)
+        return hunk, review.undo(self.read_text(path) or "", hunk)
 
     # -- listing --------------------------------------------------------------------------
     def list_plans(self) -> list[dict[str, Any]]:

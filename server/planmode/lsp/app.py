@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from planmode.lsp import approval, codelens, edits, recovery, settings, state, tools, turns
+from planmode.lsp import (
+    approval,
+    codelens,
+    diagnostics,
+    edits,
+    recovery,
+    review,
+    settings,
+    state,
+    tools,
+    turns,
+)
 from planmode.lsp.server import PlanModeServer
 
 
 def create_server() -> PlanModeServer:
     server = PlanModeServer()
-    for feature in (settings, state, tools, turns, approval, codelens, edits, recovery):
+    for feature in (
+        settings,
+        state,
+        tools,
+        turns,
+        approval,
+        codelens,
+        diagnostics,
+        edits,
+        recovery,
+        review,
+    ):
         feature.register(server)
     return server

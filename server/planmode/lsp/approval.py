@@ -17,7 +17,7 @@ from lsprotocol import types
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
 from planmode.core.service import Decision, NoPendingApproval
-from planmode.lsp import protocol
+from planmode.lsp import diagnostics, protocol
 from planmode.lsp.models import ApproveParams, ExitParams, RejectParams
 from planmode.lsp.server import PlanModeServer
 
@@ -40,6 +40,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
     if params.plan is not None:
         await sync_open_buffer(server, approval.plan_file_path, params.plan)
+    diagnostics.publish(server, approval.plan_file_path)
     waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     server.waiters[approval.approval_id] = waiter
     server.notify(protocol.APPROVAL_REQUESTED, approval.to_wire())

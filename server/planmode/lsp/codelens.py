@@ -6,15 +6,18 @@ lens shown before the plan changed cannot approve the changed plan (contract §8
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
+from planmode.core.review import Hunk, summary
 from planmode.core.teams import PendingRequest, pending_requests
 from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
-def approval_lenses(approval: Approval, current: str) -> list[types.CodeLens]:
+def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
     digest = plan_digest(current)
     top = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
     approve_args = {"approvalId": approval.approval_id, "planSha256": digest}
@@ -24,7 +27,7 @@ def approval_lenses(approval: Approval, current: str) -> list[types.CodeLens]:
         types.CodeLens(
             range=top,
             command=types.Command(
-                title=approve_lens_title(approval.submitted_plan, current),
+                title=approve_lens_title(approval.submitted_plan, current, unreviewed),
                 command=protocol.COMMAND_APPROVE,
                 arguments=[approve_args],
             ),
@@ -43,6 +46,34 @@ def approval_lenses(approval: Approval, current: str) -> list[types.CodeLens]:
                 title=protocol.LENS_REJECT,
                 command=protocol.COMMAND_REJECT,
                 arguments=[{"approvalId": approval.approval_id, "sessionId": approval.session_id}],
+            ),
+        ),
+    ]
+
+
+def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
+    """Keep and Undo over one changed hunk of an agent's revision."""
+    line = hunk.start
+    at = types.Range(
+        start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)
+    )
+    args = {"path": str(path), "hunkId": hunk.id}
+    added, removed = hunk.counts
+    return [
+        types.CodeLens(
+            range=at,
+            command=types.Command(
+                title=f"Keep (+{added} −{removed})",
+                command=protocol.COMMAND_KEEP_HUNK,
+                arguments=[args],
+            ),
+        ),
+        types.CodeLens(
+            range=at,
+            command=types.Command(
+                title=f"Undo: {summary(hunk)}",
+                command=protocol.COMMAND_UNDO_HUNK,
+                arguments=[args],
             ),
         ),
     ]
@@ -81,10 +112,12 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
         return []
     lenses: list[types.CodeLens] = []
     service = server.service
+    changes = service.hunks(path)
     for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            lenses += approval_lenses(approval, service.current_plan(approval))
+            lenses += approval_lenses(approval, service.current_plan(approval), len(changes))
+    lenses += [lens for hunk in changes for lens in hunk_lenses(path, hunk)]
     for request in pending_requests(service.root):
         if request.plan_file_path == path:
             current = service.read_text(path)

@@ -16,7 +16,7 @@ from lsprotocol.converters import get_converter
 
 from planmode.core import edits
 from planmode.core.service import InvalidParams
-from planmode.lsp import protocol
+from planmode.lsp import diagnostics, protocol
 from planmode.lsp.models import ApplyEditParams
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -117,6 +117,7 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
                     "may be written while planning."
                 ),
             }
+    plan_texts = resulting_plan_texts(server, operations)
     if server.client_supports("workspace", "apply_edit"):
         answer = await server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=workspace_edit, label=params.label)
@@ -131,9 +132,27 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
         except edits.EditError as exc:
             result = {"applied": False, "failureReason": str(exc)}
     if result["applied"]:
+        for path, text in plan_texts.items():
+            service.agent_edited(path, text, params.label or "agent edit")
+            diagnostics.publish(server, path)
         server.publish_state(session)
         server.refresh_code_lenses()
     return result
+
+
+def resulting_plan_texts(
+    server: PlanModeServer, operations: list[edits.Operation]
+) -> dict[Path, str]:
+    """What each plan file touched by the edit will hold once it is applied."""
+    plans_dir = server.service.plans_directory
+    touched = [p for p in edits.targets(operations) if p.parent == plans_dir and p.suffix == ".md"]
+    if not touched:
+        return {}
+    try:
+        final = edits.simulate(operations, server.service.read_text)
+    except edits.EditError:
+        return {}  # the editor will refuse it too
+    return {p: text for p in touched if (text := final.get(p)) is not None}
 
 
 def register(server: PlanModeServer) -> None:

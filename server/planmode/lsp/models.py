@@ -87,6 +87,21 @@ class AgentDefinitionsParams(Params):
     pass
 
 
+class HunkParams(Params):
+    path: str = Field(min_length=1)
+    hunkId: str = Field(min_length=1)
+
+
+class RevisionsParams(Params):
+    path: str | None = None
+
+
+class RevisionDiffParams(Params):
+    path: str | None = None
+    from_: int = Field(alias="from", ge=1)
+    to: int = Field(ge=1)
+
+
 class ResumeParams(Params):
     transcript: str = Field(min_length=1)
     remote: bool = False

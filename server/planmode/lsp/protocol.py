@@ -22,6 +22,9 @@ FORK = "planMode/fork"
 LIST_PLANS = "planMode/listPlans"
 # Ours, beyond the contract's table: the Explore and Plan agent definitions (guide §13).
 AGENT_DEFINITIONS = "planMode/agentDefinitions"
+# Ours: plan history (every revision with author, time and reason) and diffs between two.
+LIST_REVISIONS = "planMode/listRevisions"
+REVISION_DIFF = "planMode/revisionDiff"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"

@@ -211,12 +211,31 @@ class PlanModeServer(LanguageServer):
     ) -> None:
         """Expose ``handler`` as ``workspace/executeCommand`` ``command`` with one object arg."""
 
-        def run(*arguments: Any) -> Any:
+        def parsed(arguments: tuple[Any, ...]) -> P:
             raw = arguments[0] if len(arguments) == 1 else None
             if raw is None:
                 raise to_rpc_error(errors.InvalidParams(f"{command} takes one object argument"))
             try:
-                return handler(self, parse_params(model, _plain(raw), command))
+                return parse_params(model, _plain(raw), command)
+            except errors.PlanModeError as exc:
+                raise to_rpc_error(exc) from exc
+
+        if inspect.iscoroutinefunction(handler):
+
+            async def run_async(*arguments: Any) -> Any:
+                params = parsed(arguments)
+                try:
+                    return await handler(self, params)
+                except errors.PlanModeError as exc:
+                    raise to_rpc_error(exc) from exc
+
+            self.command(command)(run_async)
+            return
+
+        def run(*arguments: Any) -> Any:
+            params = parsed(arguments)
+            try:
+                return handler(self, params)
             except errors.PlanModeError as exc:
                 raise to_rpc_error(exc) from exc
 

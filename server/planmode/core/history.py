@@ -1,0 +1,99 @@
+"""Plan history: every version of a plan file, with who wrote it, when and why.
+
+Revisions of ``<plans>/<name>.md`` are JSON lines in
+``<root>/.claude/plan-mode/history/<name>.jsonl`` (appended under a lock, like every JSONL file
+here). A revision holds the whole text, so any two can be diffed without replaying anything.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from planmode.core.approval import now_iso
+from planmode.core.jsonl import append_line, read_lines
+from planmode.core.session import STATE_DIR
+
+Author = Literal["agent", "user"]
+
+
+@dataclass(frozen=True)
+class Revision:
+    id: int
+    author: Author
+    time: str
+    reason: str
+    text: str
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "author": self.author,
+            "time": self.time,
+            "reason": self.reason,
+            "sizeBytes": len(self.text.encode("utf-8")),
+            "lines": len(self.text.splitlines()),
+        }
+
+
+class PlanHistory:
+    def __init__(self, root: Path) -> None:
+        self.directory = root / STATE_DIR / "history"
+
+    def path(self, plan_file: Path) -> Path:
+        return self.directory / f"{plan_file.stem}.jsonl"
+
+    def revisions(self, plan_file: Path) -> list[Revision]:
+        found = []
+        for line in read_lines(self.path(plan_file)):
+            try:
+                found.append(
+                    Revision(
+                        int(line["id"]),
+                        "user" if line.get("author") == "user" else "agent",
+                        str(line.get("time", "")),
+                        str(line.get("reason", "")),
+                        str(line["text"]),
+                    )
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+        return found
+
+    def latest(self, plan_file: Path) -> Revision | None:
+        revisions = self.revisions(plan_file)
+        return revisions[-1] if revisions else None
+
+    def record(self, plan_file: Path, text: str, author: Author, reason: str) -> Revision | None:
+        """Keep ``text`` as a new revision, unless it is what the latest one already holds."""
+        revisions = self.revisions(plan_file)
+        if revisions and revisions[-1].text == text:
+            return None
+        revision = Revision(len(revisions) + 1, author, now_iso(), reason, text)
+        append_line(
+            self.path(plan_file),
+            {
+                "id": revision.id,
+                "author": author,
+                "time": revision.time,
+                "reason": reason,
+                "path": str(plan_file),
+                "text": text,
+            },
+        )
+        return revision
+
+    def diff(self, plan_file: Path, old_id: int, new_id: int) -> str:
+        """The unified diff from revision ``old_id`` to ``new_id``; KeyError for unknown ids."""
+        by_id = {r.id: r for r in self.revisions(plan_file)}
+        old, new = by_id[old_id], by_id[new_id]
+        return "".join(
+            difflib.unified_diff(
+                old.text.splitlines(keepends=True),
+                new.text.splitlines(keepends=True),
+                fromfile=f"{plan_file.name}@{old.id} ({old.author}, {old.reason})",
+                tofile=f"{plan_file.name}@{new.id} ({new.author}, {new.reason})",
+            )
+        )

@@ -1,0 +1,66 @@
+"""Plan-quality diagnostics pushed (``textDocument/publishDiagnostics``) for plan files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from planmode.core.diagnostics import SOURCE, plan_diagnostics
+from planmode.lsp.server import PlanModeServer, uri_to_path
+
+SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def is_plan_file(server: PlanModeServer, path: Path | None) -> bool:
+    return (
+        path is not None and path.parent == server.service.plans_directory and path.suffix == ".md"
+    )
+
+
+def publish(server: PlanModeServer, path: Path) -> None:
+    service = server.service
+    text = service.read_text(path) or ""
+    lines = text.splitlines() or [""]
+    diagnostics = []
+    for found in plan_diagnostics(text, service.settings.planFormat, path in service.empty_exits):
+        line = min(found.line, len(lines) - 1)
+        diagnostics.append(
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=line, character=0),
+                    end=types.Position(line=line, character=len(lines[line])),
+                ),
+                message=found.message,
+                severity=SEVERITIES[found.severity],
+                code=found.code,
+                source=SOURCE,
+            )
+        )
+    server.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=diagnostics)
+    )
+
+
+def refresh(server: PlanModeServer, path: Path | None) -> None:
+    if path is not None and is_plan_file(server, path):
+        publish(server, path)
+
+
+def register(server: PlanModeServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        refresh(server, uri_to_path(params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        refresh(server, uri_to_path(params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        refresh(server, uri_to_path(params.text_document.uri))

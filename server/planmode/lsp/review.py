@@ -1,0 +1,93 @@
+"""Plan revisions: history requests, and Keep / Undo of an agent's changes hunk by hunk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from planmode.core.plans import write_atomic
+from planmode.core.review import Hunk
+from planmode.core.service import InvalidParams
+from planmode.lsp import protocol
+from planmode.lsp.models import HunkParams, Params, RevisionDiffParams, RevisionsParams
+from planmode.lsp.server import PlanModeServer, uri_to_path
+
+
+def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
+    """The plan file a request names (a path or a file: URI), or the session's own."""
+    if raw is None:
+        return server.service.plan_path(server.session_for(params))
+    path = uri_to_path(raw) if raw.startswith("file:") else Path(raw).resolve()
+    plans_dir = server.service.plans_directory
+    if path is None or path.parent != plans_dir or path.suffix != ".md":
+        raise InvalidParams(f"field 'path': {raw!r} is not a plan file in {plans_dir}")
+    return path
+
+
+def list_revisions(server: PlanModeServer, params: RevisionsParams) -> dict[str, Any]:
+    path = plan_file(server, params, params.path)
+    revisions = server.service.history.revisions(path)
+    return {"path": str(path), "revisions": [r.summary() for r in revisions]}
+
+
+def revision_diff(server: PlanModeServer, params: RevisionDiffParams) -> dict[str, Any]:
+    path = plan_file(server, params, params.path)
+    try:
+        diff = server.service.history.diff(path, params.from_, params.to)
+    except KeyError as exc:
+        raise InvalidParams(f"no revision {exc.args[0]} of {path.name}") from None
+    return {"path": str(path), "from": params.from_, "to": params.to, "diff": diff}
+
+
+def keep_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
+    path = plan_file(server, params, params.path)
+    server.service.keep_hunk(path, params.hunkId)
+    server.refresh_code_lenses()
+    return {"ok": True}
+
+
+def _utf16_len(text: str) -> int:
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
+
+
+def hunk_range(hunk: Hunk) -> types.Range:
+    """The exact span of the hunk's current lines (a last line may lack its newline)."""
+    start = types.Position(line=hunk.start, character=0)
+    if not hunk.new_lines:
+        return types.Range(start=start, end=start)
+    last = hunk.new_lines[-1]
+    end_line = hunk.start + len(hunk.new_lines)
+    if last.endswith(("\n", "\r")):
+        end = types.Position(line=end_line, character=0)
+    else:
+        end = types.Position(line=end_line - 1, character=_utf16_len(last))
+    return types.Range(start=start, end=end)
+
+
+async def undo_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
+    path = plan_file(server, params, params.path)
+    hunk, reverted = server.service.undo_hunk(path, params.hunkId)
+    edit = types.TextEdit(range=hunk_range(hunk), new_text="".join(hunk.old_lines))
+    if server.client_supports("workspace", "apply_edit"):
+        answer = await server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                edit=types.WorkspaceEdit(changes={path.as_uri(): [edit]}),
+                label="Undo a change to the plan",
+            )
+        )
+        if not answer.applied:
+            return {"ok": False, "failureReason": answer.failure_reason or "not applied"}
+    else:
+        write_atomic(path, reverted)
+    server.service.history.record(path, reverted, "user", "undo of an agent change")
+    server.refresh_code_lenses()
+    return {"ok": True}
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.LIST_REVISIONS, RevisionsParams)(list_revisions)
+    server.request(protocol.REVISION_DIFF, RevisionDiffParams)(revision_diff)
+    server.command_request(protocol.COMMAND_KEEP_HUNK, HunkParams, keep_hunk)
+    server.command_request(protocol.COMMAND_UNDO_HUNK, HunkParams, undo_hunk)
