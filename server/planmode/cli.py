@@ -1,4 +1,5 @@
-"""The ``planmode`` command: ``lsp`` (the server), ``demo``.
+"""The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` (Claude Code), and the
+agent/user verbs ``state|enter|exit|approve|reject|check|plans``.
 
 Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
 pygls or pydantic.
@@ -9,6 +10,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+
+from planmode.agent_cli import add_verbs
+from planmode.agent_cli import run as run_agent_verb
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -22,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     verbs.add_parser("demo", help="play agent and editor against the server, end to end")
+    verbs.add_parser("hook", help="answer a Claude Code hook (JSON on stdin)")
+    add_verbs(verbs)
     return parser
 
 
@@ -51,4 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         from planmode.demo import run_demo
 
         return run_demo()
-    return 2
+    if args.verb == "hook":
+        from planmode.hook import run as run_hook
+
+        return run_hook()
+    return run_agent_verb(args)

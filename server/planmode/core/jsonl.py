@@ -22,11 +22,15 @@ def append_line(path: Path, message: dict[str, Any]) -> None:
     """Append one JSON line under an exclusive lock (safe with concurrent writers)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(message, ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             data = line.encode("utf-8")
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A writer died mid-line: end that torn line, or it swallows this one.
+                data = b"\n" + data
             while data:  # a regular file takes it whole; loop anyway, under the lock
                 data = data[os.write(fd, data) :]
             os.fsync(fd)

@@ -607,7 +607,7 @@ class PlanModeService:
         recovers the plan from the transcript's layers and writes it back.
         """
         lines = self._transcript(transcript)
-        slug = transcripts.slug_of(lines)
+        slug = _transcript_slug(lines)
         if slug is None:
             return False, self.plan_path(session)
         if session.slug != slug:
@@ -627,7 +627,7 @@ class PlanModeService:
     def fork(self, session: Session, transcript: str) -> tuple[bool, Path]:
         """copyPlanForFork (guide §7.8): a new slug, the original plan copied to it."""
         lines = self._transcript(transcript)
-        original = transcripts.slug_of(lines)
+        original = _transcript_slug(lines)
         if session.slug is None or session.slug == original:
             session.slug = None
             session.slug = plans.generate_plan_slug(
@@ -713,6 +713,15 @@ class PlanModeService:
             )
         listed.sort(key=lambda p: str(p["modified"]), reverse=True)
         return listed
+
+
+def _transcript_slug(lines: list[dict[str, Any]]) -> str | None:
+    """The transcript's slug; one that is no plain file name (``../x``, ``/tmp/x``) is refused,
+    or a resume would read and write plans outside the plans directory."""
+    slug = transcripts.slug_of(lines)
+    if slug is not None and not plans.SAFE_ID_RE.match(slug):
+        raise InvalidParams(f"field 'transcript': its slug {slug!r} is not a safe file name")
+    return slug
 
 
 def _merge_prompts(

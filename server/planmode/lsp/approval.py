@@ -47,6 +47,14 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     server.publish_state(session)
     server.refresh_code_lenses()
     server.run_task(show_plan(server, approval))
+    if params.detach:
+        server.waiters.pop(approval.approval_id, None)
+        return {
+            "outcome": "pending",
+            "approvalId": approval.approval_id,
+            "filePath": str(approval.plan_file_path),
+            "toolResult": "The plan was submitted for approval in the editor.",
+        }
     try:
         return await waiter
     except asyncio.CancelledError:

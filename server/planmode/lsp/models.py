@@ -50,6 +50,9 @@ class ExitParams(Params):
     agentId: str | None = None
     plan: str | None = None
     allowedPrompts: list[AllowedPromptParams] = Field(default_factory=list)
+    # Ours (the CLI's `exit` without --wait): answer once the approval is pending and leave
+    # it to be decided in the editor.
+    detach: bool = False
 
 
 class ApproveParams(Params):

@@ -1,0 +1,162 @@
+"""``planmode state|enter|exit|approve|reject|check|plans``: the CLI of a running server.
+
+Talks to the server of the workspace through its agent endpoint (see :mod:`planmode.discovery`);
+stdlib only, so it starts fast. Human-readable output by default, ``--json`` for scripts.
+
+Exit codes: 0 success (``check``: allow), 1 error or no server, 2 ``check`` denied, 3 ``check``
+asks the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from planmode.discovery import Connection, NoServer, RpcError, connect, find_root
+
+EXIT_OK, EXIT_ERROR, EXIT_DENY, EXIT_ASK = 0, 1, 2, 3
+
+
+def add_verbs(verbs: Any) -> None:
+    """Register the agent verbs on the main parser's subparsers."""
+
+    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = verbs.add_parser(name, help=help_text)
+        parser.add_argument("--root", help="workspace root (default: found from the cwd)")
+        parser.add_argument(
+            "--session",
+            default=os.environ.get("PLANMODE_SESSION"),
+            help="session id (default: $PLANMODE_SESSION, else the editor's default session)",
+        )
+        parser.add_argument("--json", action="store_true", help="print the JSON result")
+        return parser
+
+    verb("state", "show the session's mode and plan")
+    enter = verb("enter", "enter plan mode (EnterPlanMode)")
+    enter.add_argument("--agent", help="agent id (subagents may not enter plan mode)")
+    exit_ = verb("exit", "submit the plan for approval (ExitPlanMode)")
+    exit_.add_argument("--wait", action="store_true", help="wait for the user's decision")
+    exit_.add_argument("--plan", help="plan text, or @FILE, or - for stdin")
+    exit_.add_argument("--agent", help="agent id")
+    approve = verb("approve", "approve the pending plan")
+    approve.add_argument("approval_id", nargs="?", help="default: the session's pending one")
+    approve.add_argument("--mode", help="mode to return to (e.g. acceptEdits)")
+    reject = verb("reject", "reject the pending plan")
+    reject.add_argument("approval_id", nargs="?", help="default: the session's pending one")
+    reject.add_argument("--feedback", help="what the agent should change")
+    check = verb("check", "may this tool call run now? (exit 0 allow, 2 deny, 3 ask)")
+    check.add_argument("tool", help="tool name, e.g. Bash, Write")
+    check.add_argument("input", help='tool input as JSON, e.g. \'{"command": "ls"}\'')
+    check.add_argument("--agent", help="agent id")
+    verb("plans", "list the workspace's plan files")
+
+
+def _params(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
+    params = {k: v for k, v in extra.items() if v is not None}
+    if args.session:
+        params["sessionId"] = args.session
+    return params
+
+
+def _plan_text(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    if raw == "-":
+        return sys.stdin.read()
+    if raw.startswith("@"):
+        return Path(raw[1:]).read_text(encoding="utf-8")
+    return raw
+
+
+def _pending_id(conn: Connection, args: argparse.Namespace) -> str:
+    if args.approval_id:
+        return str(args.approval_id)
+    state = conn.request("planMode/getState", _params(args))
+    pending = state.get("pendingApproval")
+    if not pending:
+        raise RpcError(-32005, "No pending approval in this session.")
+    return str(pending["approvalId"])
+
+
+def _show(args: argparse.Namespace, result: Any, human: str) -> None:
+    print(json.dumps(result, indent=2) if args.json else human)
+
+
+def _state_text(state: dict[str, Any]) -> str:
+    lines = [f"mode: {state['mode']}"]
+    if state.get("prePlanMode"):
+        lines.append(f"before plan mode: {state['prePlanMode']}")
+    exists = "exists" if state.get("planExists") else "not written yet"
+    lines.append(f"plan: {state['planFilePath']} ({exists})")
+    pending = state.get("pendingApproval")
+    if pending:
+        lines.append(f"pending approval: {pending['approvalId']}")
+    for grant in state.get("grantedPrompts") or []:
+        lines.append(f"granted: {grant['tool']} “{grant['prompt']}”")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd()) or Path.cwd()
+    try:
+        with connect(root, timeout=None if args.verb == "exit" and args.wait else 30) as conn:
+            return _dispatch(conn, args)
+    except NoServer as exc:
+        print(
+            f"planmode: {exc}. Start your editor with the planmode server first.", file=sys.stderr
+        )
+        return EXIT_ERROR
+    except RpcError as exc:
+        print(f"planmode: {exc.message} (error {exc.code})", file=sys.stderr)
+        return EXIT_ERROR
+    except (OSError, ValueError) as exc:
+        print(f"planmode: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
+    if args.verb == "state":
+        state = conn.request("planMode/getState", _params(args))
+        _show(args, state, _state_text(state))
+    elif args.verb == "enter":
+        result = conn.request("planMode/enter", _params(args, agentId=args.agent))
+        _show(args, result, f"{result['message']}\n\n{_state_text(result['state'])}")
+    elif args.verb == "exit":
+        params = _params(args, agentId=args.agent, plan=_plan_text(args.plan))
+        if not args.wait:
+            params["detach"] = True
+        result = conn.request("planMode/exit", params)
+        if result.get("outcome") == "pending":
+            human = f"Plan submitted for approval in the editor ({result['approvalId']})."
+        else:
+            human = result["toolResult"]
+        _show(args, result, human)
+        return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
+    elif args.verb == "approve":
+        params = _params(args, approvalId=_pending_id(conn, args), mode=args.mode)
+        _show(args, conn.request("planMode/approve", params), "Approved.")
+    elif args.verb == "reject":
+        params = _params(args, approvalId=_pending_id(conn, args), feedback=args.feedback)
+        _show(args, conn.request("planMode/reject", params), "Rejected.")
+    elif args.verb == "check":
+        tool_input = json.loads(args.input)
+        result = conn.request(
+            "planMode/checkTool",
+            _params(args, tool=args.tool, input=tool_input, agentId=args.agent),
+        )
+        message = f": {result['message']}" if result.get("message") else ""
+        _show(args, result, f"{result['behavior']}{message}")
+        return {"allow": EXIT_OK, "deny": EXIT_DENY}.get(result["behavior"], EXIT_ASK)
+    elif args.verb == "plans":
+        result = conn.request("planMode/listPlans", _params(args))
+        rows = [
+            f"{'*' if p['pending'] else ' '} {p['modified']}  {p['sizeBytes']:>7}  {p['path']}"
+            + (f"  (session {p['sessionId']})" if p.get("sessionId") else "")
+            for p in result["plans"]
+        ]
+        _show(args, result, "\n".join(rows) or "No plans yet.")
+    return EXIT_OK
