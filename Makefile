@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean
+.PHONY: install demo test unit e2e lint typecheck format clean editors
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,12 @@ install: $(STAMP)
 demo: install
 	$(VENV)/bin/planmode demo
 
-test: install lint typecheck
+test: install editors lint typecheck
 	$(PY) -m pytest -q
+
+# Real editors the end-to-end tests drive (Debian packages; installed once, as root in CI).
+editors:
+	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 
 unit: install
 	$(PY) -m pytest -q tests/unit

@@ -1,0 +1,91 @@
+"""Real headless Neovim (Debian's 0.7) as the editor: the approval flow from its lenses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from planmode.discovery import connect, discovery_path
+
+NVIM = shutil.which("nvim")
+SCRIPT = Path(__file__).parent / "neovim" / "approve.lua"
+PLAN = "# Plan from the agent\n\n1. Change the thing.\n\n## Verification\nRun the tests.\n"
+
+pytestmark = pytest.mark.skipif(NVIM is None, reason="neovim is not installed (make installs it)")
+
+
+def agent(root: Path, handoff: Path) -> dict:
+    """The agent: enter plan mode, write the plan, ask to exit and wait for the decision."""
+    deadline = time.monotonic() + 30
+    while not discovery_path(root).exists():
+        if time.monotonic() > deadline:
+            raise AssertionError("the server started by Neovim never opened its endpoint")
+        time.sleep(0.05)
+    with connect(root, timeout=60) as conn:
+        state = conn.request("planMode/enter", {"sessionId": "agent"})["state"]
+        plan_path = Path(state["planFilePath"])
+        plan_path.parent.mkdir(parents=True, exist_ok=True)
+        plan_path.write_text(PLAN)
+        conn._send(
+            {
+                "jsonrpc": "2.0",
+                "id": 900,
+                "method": "planMode/exit",
+                "params": {"sessionId": "agent"},
+            }
+        )
+        handoff.write_text(str(plan_path) + "\n")
+        while True:
+            message = conn._receive()
+            if message.get("id") == 900:
+                assert "error" not in message, message
+                return message["result"]
+
+
+async def test_neovim_approves_from_the_lens(tmp_path: Path) -> None:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    xdg = tmp_path / "xdg"
+    handoff, out = tmp_path / "handoff.txt", tmp_path / "nvim-result.json"
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(xdg / "config"),
+        "XDG_DATA_HOME": str(xdg / "data"),
+        "XDG_CACHE_HOME": str(xdg / "cache"),
+        "XDG_STATE_HOME": str(xdg / "state"),
+        "HOME": str(tmp_path),
+        "PLANMODE_NVIM_ROOT": str(root),
+        "PLANMODE_NVIM_PYTHON": sys.executable,
+        "PLANMODE_NVIM_HANDOFF": str(handoff),
+        "PLANMODE_NVIM_OUT": str(out),
+    }
+    assert NVIM is not None
+    nvim = await asyncio.create_subprocess_exec(
+        NVIM, "--headless", "-u", "NONE", "-c", f"luafile {SCRIPT}",
+        cwd=root, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        result = await asyncio.wait_for(
+            asyncio.get_running_loop().run_in_executor(None, agent, root, handoff), 90
+        )
+        await asyncio.wait_for(nvim.wait(), 30)
+    finally:
+        if nvim.returncode is None:
+            nvim.kill()
+            await nvim.wait()
+    editor = json.loads(out.read_text())
+    assert editor["ok"], editor
+    assert editor["titles"] == ["Approve plan", "Approve & auto-accept edits", "Reject…"]
+    assert result["outcome"] == "approved"
+    assert result["plan"] == PLAN
+    assert "## Approved Plan:" in result["toolResult"]
+    assert result["restoredMode"] == "default"
