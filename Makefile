@@ -4,7 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean editors
+.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test
+
+CLIENT := vscode-client
+NODE_STAMP := $(CLIENT)/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,15 +17,34 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The VS Code client: node_modules from the lock file (npm ci also empties it, hence the stamp
+# inside), then type-check, bundle and package planmode.vsix.
+$(NODE_STAMP): $(CLIENT)/package.json $(CLIENT)/package-lock.json
+	@command -v npm >/dev/null || { echo "make vscode needs Node.js 20+ and npm"; exit 1; }
+	cd $(CLIENT) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+vscode: $(NODE_STAMP)
+	cd $(CLIENT) && npm run --silent build && npm run --silent package
+
+# Unit tests, then real VS Code end to end (scripts/setup-e2e.sh installs Debian packages and
+# code-server into $(CLIENT)/.e2e/ on the first run).
+vscode-test: install vscode
+	cd $(CLIENT) && npm run --silent test:unit && npm run --silent test:e2e
+
 demo: install
 	$(VENV)/bin/planmode demo
 
-test: install editors lint typecheck
+test: install editors lint typecheck vscode-test
 	$(PY) -m pytest -q
 
 # Real editors the end-to-end tests drive (Debian packages; installed once, as root in CI).
 editors:
 	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
+
+# Speed against a bare pygls server, in one run (not part of make test).
+bench: install
+	$(PY) benchmarks/run.py
 
 unit: install
 	$(PY) -m pytest -q tests/unit
@@ -31,8 +53,8 @@ e2e: install
 	$(PY) -m pytest -q tests/e2e
 
 lint: install
-	$(VENV)/bin/ruff check server tests
-	$(VENV)/bin/ruff format --check server tests
+	$(VENV)/bin/ruff check server tests benchmarks
+	$(VENV)/bin/ruff format --check server tests benchmarks
 
 typecheck: install
 	$(VENV)/bin/mypy
@@ -43,3 +65,4 @@ format: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/planmode.vsix

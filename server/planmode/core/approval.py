@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from planmode.core import prompts
+from planmode.core.linediff import opcodes
 from planmode.core.modes import PermissionMode
 
 Outcome = Literal["approved", "rejected", "awaitingLeaderApproval"]
@@ -67,9 +68,10 @@ def plan_digest(text: str) -> str:
 
 def edit_counts(before: str, after: str) -> tuple[int, int]:
     """Lines added and removed going from ``before`` to ``after``."""
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), False)
+    if before == after:
+        return 0, 0
     added = removed = 0
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(before.splitlines(), after.splitlines()):
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1

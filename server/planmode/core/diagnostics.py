@@ -21,6 +21,12 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _VERIFICATION = re.compile(r"\b(verif\w*|test\w*|validat\w*|check\w*)\b", re.I)
 
 
+def lsp_lines(text: str) -> list[str]:
+    """The lines as an editor counts them: only LF, CRLF and CR end one (not FF, U+2028)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 @dataclass(frozen=True)
 class PlanDiagnostic:
     line: int
@@ -33,7 +39,7 @@ def plan_diagnostics(
     text: str, plan_format: str | None, empty_exit: bool = False
 ) -> list[PlanDiagnostic]:
     found: list[PlanDiagnostic] = []
-    lines = text.splitlines()
+    lines = lsp_lines(text)
     if empty_exit and not text.strip():
         found.append(
             PlanDiagnostic(

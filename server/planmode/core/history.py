@@ -8,6 +8,7 @@ here). A revision holds the whole text, so any two can be diffed without replayi
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,9 +39,16 @@ class Revision:
         }
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class PlanHistory:
     def __init__(self, root: Path) -> None:
         self.directory = root / STATE_DIR / "history"
+        # plan file -> (latest id, digest of its text): recording then needs no re-read of
+        # a history that may hold many megabytes.
+        self._latest: dict[Path, tuple[int, str]] = {}
 
     def path(self, plan_file: Path) -> Path:
         return self.directory / f"{plan_file.stem}.jsonl"
@@ -68,10 +76,15 @@ class PlanHistory:
 
     def record(self, plan_file: Path, text: str, author: Author, reason: str) -> Revision | None:
         """Keep ``text`` as a new revision, unless it is what the latest one already holds."""
-        revisions = self.revisions(plan_file)
-        if revisions and revisions[-1].text == text:
+        latest = self._latest.get(plan_file)
+        if latest is None:
+            revisions = self.revisions(plan_file)
+            latest = (revisions[-1].id, _digest(revisions[-1].text)) if revisions else (0, "")
+        digest = _digest(text)
+        if latest[0] and latest[1] == digest:
+            self._latest[plan_file] = latest
             return None
-        revision = Revision(len(revisions) + 1, author, now_iso(), reason, text)
+        revision = Revision(latest[0] + 1, author, now_iso(), reason, text)
         append_line(
             self.path(plan_file),
             {
@@ -83,6 +96,7 @@ class PlanHistory:
                 "text": text,
             },
         )
+        self._latest[plan_file] = (revision.id, digest)
         return revision
 
     def diff(self, plan_file: Path, old_id: int, new_id: int) -> str:

@@ -8,9 +8,11 @@ puts the seen lines back into the plan (the caller applies that as an editor edi
 
 from __future__ import annotations
 
-import difflib
 import hashlib
+import re
 from dataclasses import dataclass
+
+from planmode.core.linediff import opcodes
 
 
 @dataclass(frozen=True)
@@ -41,17 +43,23 @@ class Hunk:
         return len(self.new_lines), len(self.old_lines)
 
 
+# Only \n, \r\n and \r end a line in LSP (str.splitlines also splits on \f, \u2028, ...):
+# hunk line numbers must be the editor's.
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
 def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    return _LSP_LINE.findall(text)
 
 
 def hunks(seen: str, current: str) -> list[Hunk]:
     """The changes from ``seen`` to ``current``, one per contiguous block of changed lines."""
+    if seen == current:
+        return []
     old, new = _lines(seen), _lines(current)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     return [
         Hunk(j1, tuple(new[j1:j2]), i1, tuple(old[i1:i2]))
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        for tag, i1, i2, j1, j2 in opcodes(old, new)
         if tag != "equal"
     ]
 

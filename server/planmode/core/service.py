@@ -131,8 +131,13 @@ class PlanModeService:
         # Plan path -> the text the user has seen (a pending or rejected plan): agent
         # revisions are reviewed against it hunk by hunk.
         self.seen: dict[Path, str] = {}
+        # Plan paths the agent revised since the user saw them: only those are reviewed (the
+        # user's own edits in the buffer are not changes to review).
+        self.revised: set[Path] = set()
         # Plan paths whose last exit submitted an empty plan (an information diagnostic).
         self.empty_exits: set[Path] = set()
+        # (session, plan path) -> digest of the last snapshot written to the transcript.
+        self._snapshots: dict[tuple[str, Path], str] = {}
 
     # -- settings -------------------------------------------------------------------------
     @property
@@ -296,8 +301,14 @@ class PlanModeService:
             log.error("cannot append to the transcript of %s: %s", session.id, exc)
 
     def _snapshot(self, session: Session, path: Path, content: str | None) -> None:
-        if content is not None:
-            self._record(session, transcripts.file_snapshot(session.slug, path, content))
+        """A file_snapshot line, unless the transcript already holds this very text."""
+        if content is None:
+            return
+        digest = plan_digest(content)
+        if self._snapshots.get((session.id, path)) == digest:
+            return
+        self._snapshots[(session.id, path)] = digest
+        self._record(session, transcripts.file_snapshot(session.slug, path, content))
 
     def _apply(self, session: Session, new_modes: modes.ModeState) -> None:
         if new_modes.mode != session.modes.mode:
@@ -502,7 +513,11 @@ class PlanModeService:
         session.pending = approval
         self._keep_revision(path, submitted, "agent", "submitted for approval")
         # After a rejection the user has seen the rejected text: show what changed since.
-        self.seen.setdefault(path, submitted)
+        if path not in self.seen:
+            self.seen[path] = submitted
+            self.revised.discard(path)
+        elif submitted != self.seen[path]:
+            self.revised.add(path)
         if submitted.strip():
             self.empty_exits.discard(path)
         else:
@@ -551,6 +566,7 @@ class PlanModeService:
         if current != approval.submitted_plan:
             self._keep_revision(approval.plan_file_path, current, "user", "edited at approval")
         self.seen.pop(approval.plan_file_path, None)
+        self.revised.discard(approval.plan_file_path)
         warnings: tuple[str, ...] = ()
         restored: PermissionMode | None = None
         if approval.agent_id is None:
@@ -576,6 +592,7 @@ class PlanModeService:
         assert approval is not None
         session.pending = None
         self.seen[approval.plan_file_path] = self.current_plan(approval)
+        self.revised.discard(approval.plan_file_path)
         self._record(session, transcripts.decision(session.slug, "rejected", feedback))
         return Decision(approval, rejected_exit(approval, feedback))
 
@@ -663,6 +680,8 @@ class PlanModeService:
         """An agent's edit of a plan file went through: keep it, and make it the text under
         approval (so it is not mistaken for the user's edit)."""
         self._keep_revision(path, text, "agent", reason)
+        if path in self.seen:
+            self.revised.add(path)
         session = self.pending_for(path)
         if session is not None and session.pending is not None:
             session.pending = replace(session.pending, submitted_plan=text)
@@ -670,7 +689,7 @@ class PlanModeService:
     def hunks(self, path: Path) -> list[review.Hunk]:
         """Unreviewed changes of a plan the user has seen (none when there is no review)."""
         seen = self.seen.get(path)
-        if seen is None:
+        if seen is None or path not in self.revised:
             return []
         return review.hunks(seen, self.read_text(path) or "")
 

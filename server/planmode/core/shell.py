@@ -524,6 +524,7 @@ _VALUES = {
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
+@lru_cache(maxsize=1024)
 def check(command: str) -> Verdict:
     """Whether ``command`` only reads. Anything not proven read-only is not."""
     if not command.strip():

@@ -106,6 +106,38 @@ def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLen
     ]
 
 
+class LensMemo:
+    """The last approval lenses per approval, reused while neither text object changed.
+
+    Editors ask for lenses again on focus, scroll and refresh without any edit; a 5,000-line
+    plan need not be digested and diffed again for that. Keyed on the identity of the
+    immutable texts, so any change (a new buffer text, a revised submission) recomputes.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[str, str, int, list[types.CodeLens]]] = {}
+
+    def lenses(self, approval: Approval, current: str, unreviewed: int) -> list[types.CodeLens]:
+        entry = self._entries.get(approval.approval_id)
+        if (
+            entry is not None
+            and entry[0] is approval.submitted_plan
+            and entry[1] is current
+            and entry[2] == unreviewed
+        ):
+            return entry[3]
+        computed = approval_lenses(approval, current, unreviewed)
+        if len(self._entries) > 64:
+            self._entries.clear()
+        self._entries[approval.approval_id] = (
+            approval.submitted_plan,
+            current,
+            unreviewed,
+            computed,
+        )
+        return computed
+
+
 def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     path = uri_to_path(params.text_document.uri)
     if path is None:
@@ -116,7 +148,9 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
     for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            lenses += approval_lenses(approval, service.current_plan(approval), len(changes))
+            lenses += server.lens_memo.lenses(
+                approval, service.current_plan(approval), len(changes)
+            )
     lenses += [lens for hunk in changes for lens in hunk_lenses(path, hunk)]
     for request in pending_requests(service.root):
         if request.plan_file_path == path:
@@ -126,6 +160,8 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
 
 
 def register(server: PlanModeServer) -> None:
+    server.lens_memo = LensMemo()
+
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
         return code_lens(server, params)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from planmode.core.diagnostics import SOURCE, plan_diagnostics
+from planmode.core.diagnostics import SOURCE, lsp_lines, plan_diagnostics
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 SEVERITIES = {
@@ -26,7 +26,7 @@ def is_plan_file(server: PlanModeServer, path: Path | None) -> bool:
 def publish(server: PlanModeServer, path: Path) -> None:
     service = server.service
     text = service.read_text(path) or ""
-    lines = text.splitlines() or [""]
+    lines = lsp_lines(text) or [""]
     diagnostics = []
     for found in plan_diagnostics(text, service.settings.planFormat, path in service.empty_exits):
         line = min(found.line, len(lines) - 1)

@@ -85,6 +85,9 @@ class PlanModeServer(LanguageServer):
         self.endpoint: Any = None
         # Set at shutdown: background loops end.
         self.stopping = False
+        # Reused approval lenses (lsp/codelens.py).
+        self.lens_memo: Any = None
+        self._uri_paths: dict[str, Path | None] = {}
         # Settings warnings found during initialize, shown once the client is ready.
         self.pending_warnings: list[str] = []
 
@@ -109,8 +112,9 @@ class PlanModeServer(LanguageServer):
         except RuntimeError:
             return None
         for uri, document in documents.items():
-            doc_path = uri_to_path(uri)
-            if doc_path is not None and doc_path == path:
+            if uri not in self._uri_paths:
+                self._uri_paths[uri] = uri_to_path(uri)
+            if self._uri_paths[uri] == path:
                 return document.source
         return None
 

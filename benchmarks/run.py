@@ -1,0 +1,265 @@
+"""``make bench``: planmode against a bare pygls server, started and driven the same way.
+
+Each figure is the median of several rounds, measured in one run for both servers, printed
+with its ratio to the bare server. Not a test: machines are shared and noisy, so read the
+ratios, and run it again when one looks off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+HERE = Path(__file__).parent
+SERVERS = {
+    "planmode": [sys.executable, "-m", "planmode", "lsp", "--log-level", "ERROR"],
+    "bare": [sys.executable, str(HERE / "bare_server.py")],
+}
+TARGETS = {"checkTool": 1.5, "start-up": 2.0, "codeLens 5k lines": 3.0}
+# Read-only and writing command lines, each different: no verdict is reused between calls.
+COMMANDS = [
+    f"git log --oneline -{n} | grep -n fix{n} | head -5" if n % 2 else f"rm -rf build{n}"
+    for n in range(100)
+]
+
+
+def plan_text(lines: int) -> str:
+    return "".join(
+        f"{i}. Step {i}: change module_{i % 97}.py and check it.\n" for i in range(lines)
+    )
+
+
+class Client:
+    """A pygls client that behaves like an editor: applies edits in memory, shows documents."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = LanguageClient("bench", "1")
+        self.approvals: asyncio.Queue[Any] = asyncio.Queue()
+        client = self.client
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def apply_edit(_params: Any) -> types.ApplyWorkspaceEditResult:
+            return types.ApplyWorkspaceEditResult(applied=True)
+
+        @client.feature(types.WINDOW_SHOW_DOCUMENT)
+        def show(_params: Any) -> types.ShowDocumentResult:
+            return types.ShowDocumentResult(success=True)
+
+        @client.feature(types.WORKSPACE_CONFIGURATION)
+        def configuration(params: types.ConfigurationParams) -> list[Any]:
+            return [None for _ in params.items]
+
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def refresh(_params: Any) -> None:
+            return None
+
+        @client.feature("planMode/approvalRequested")
+        def requested(params: Any) -> None:
+            self.approvals.put_nowait(params)
+
+        for method in ("planMode/didChangeState", "planMode/approvalResolved"):
+            client.feature(method)(lambda _params: None)
+        for method in (types.WINDOW_SHOW_MESSAGE, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS):
+            client.feature(method)(lambda _params: None)
+
+    async def start(self, command: list[str]) -> float:
+        """Start the server; the seconds until it answered ``initialize``."""
+        started = time.perf_counter()
+        await self.client.start_io(*command, cwd=str(self.root))
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(
+                    workspace=types.WorkspaceClientCapabilities(
+                        apply_edit=True,
+                        configuration=True,
+                        code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+                    ),
+                    window=types.WindowClientCapabilities(
+                        show_document=types.ShowDocumentClientCapabilities(support=True)
+                    ),
+                ),
+                root_uri=self.root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="bench")],
+            )
+        )
+        elapsed = time.perf_counter() - started
+        self.client.initialized(types.InitializedParams())
+        return elapsed
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    async def call(self, method: str, params: dict[str, Any]) -> Any:
+        return await self.client.protocol.send_request_async(method, params)
+
+    def open(self, path: Path, text: str, version: int = 1) -> None:
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=path.as_uri(), language_id="markdown", version=version, text=text
+                )
+            )
+        )
+
+    def edit(self, path: Path, line: int, text: str, version: int) -> None:
+        at = types.Position(line=line, character=0)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=path.as_uri(), version=version
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=at, end=at), text=text
+                    )
+                ],
+            )
+        )
+
+    async def code_lens(self, path: Path) -> Any:
+        return await self.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()))
+        )
+
+
+async def timed(action: Callable[[], Awaitable[Any]], rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        await action()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+async def measure(name: str, rounds: int) -> dict[str, float]:
+    figures: dict[str, list[float]] = {}
+    command = SERVERS[name]
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory(prefix="planmode-bench-") as tmp:
+            root = Path(tmp).resolve()
+            bench = Client(root)
+            figures.setdefault("start-up", []).append(await bench.start(command))
+            try:
+                await one_round(bench, root, figures)
+            finally:
+                await bench.stop()
+    return {key: statistics.median(values) for key, values in figures.items()}
+
+
+async def one_round(bench: Client, root: Path, figures: dict[str, list[float]]) -> None:
+    entered = await bench.call("planMode/enter", {})
+    state = getattr(entered, "state", None)
+    plan_path = Path(getattr(state, "planFilePath", root / ".claude" / "plans" / "bench.md"))
+
+    commands = iter(COMMANDS * 2)
+
+    def check() -> Awaitable[Any]:
+        tool_input = {"command": next(commands)}
+        return bench.call("planMode/checkTool", {"tool": "Bash", "input": tool_input})
+
+    for _ in range(20):  # warm up: first calls pay for lazy imports in both servers
+        await check()
+    figures.setdefault("checkTool", []).append(await timed(check, 100))
+
+    megabyte = plan_text(17_000)  # ~1 MB
+    edit = {
+        "edit": {
+            "changes": {
+                plan_path.as_uri(): [
+                    {
+                        "range": {
+                            "start": {"line": 0, "character": 0},
+                            "end": {"line": 0, "character": 0},
+                        },
+                        "newText": megabyte,
+                    }
+                ]
+            }
+        }
+    }
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text("")
+    figures.setdefault("applyEdit 1 MB", []).append(
+        await timed(lambda: bench.call("planMode/applyEdit", edit), 3)
+    )
+
+    # A 5,000-line plan under review, edited in place, then its lenses.
+    five_k = plan_text(5_000)
+    pending = asyncio.ensure_future(bench.call("planMode/exit", {"plan": five_k}))
+    approval = await approval_or_answer(bench, pending)
+    bench.open(plan_path, five_k)
+    bench.edit(plan_path, 2_500, "An edit by the user.\n", 2)
+    figures.setdefault("codeLens 5k lines", []).append(
+        await timed(lambda: bench.code_lens(plan_path), 20)
+    )
+    await decide(bench, approval, pending)
+
+    # exit -> approve of a 4.5 MB plan.
+    await bench.call("planMode/enter", {})
+    huge = plan_text(77_000)  # ~4.5 MB
+
+    async def exit_and_approve() -> None:
+        waiting = asyncio.ensure_future(bench.call("planMode/exit", {"plan": huge}))
+        await decide(bench, await approval_or_answer(bench, waiting), waiting)
+        await bench.call("planMode/enter", {})
+
+    figures.setdefault("exit→approve 4.5 MB", []).append(await timed(exit_and_approve, 2))
+
+
+async def approval_or_answer(bench: Client, pending: asyncio.Future[Any]) -> Any:
+    """The approval the server asked for; None for a server that answered exit at once."""
+    queue_get = asyncio.ensure_future(bench.approvals.get())
+    done, _ = await asyncio.wait({queue_get, pending}, return_when=asyncio.FIRST_COMPLETED)
+    if queue_get in done:
+        return queue_get.result()
+    queue_get.cancel()
+    return None
+
+
+async def decide(bench: Client, approval: Any, pending: asyncio.Future[Any]) -> None:
+    approval_id = getattr(approval, "approvalId", "none")
+    await bench.call("planMode/approve", {"approvalId": approval_id})
+    await pending
+
+
+def report(ours: dict[str, float], bare: dict[str, float]) -> int:
+    print(f"\n{'figure':<22}{'planmode':>12}{'bare pygls':>13}{'ratio':>8}  target")
+    misses = 0
+    for key, value in ours.items():
+        base = bare.get(key, float("nan"))
+        ratio = value / base if base else float("nan")
+        target = TARGETS.get(key)
+        verdict = ""
+        if target is not None:
+            verdict = f"≤ {target}×  {'ok' if ratio <= target else 'MISSED'}"
+            misses += ratio > target
+        print(f"{key:<22}{value * 1000:>10.2f}ms{base * 1000:>11.2f}ms{ratio:>7.2f}×  {verdict}")
+    return misses
+
+
+async def main(rounds: int) -> int:
+    print(f"planmode benchmark: median of {rounds} rounds per figure (same run, same client)")
+    bare = await measure("bare", rounds)
+    ours = await measure("planmode", rounds)
+    misses = report(ours, bare)
+    print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    raise SystemExit(asyncio.run(main(parser.parse_args().rounds)))
