@@ -15,6 +15,7 @@ from tests.unit.conftest import ServiceFactory
 
 SLUG = "quiet-harbor"
 PLAN = "# Plan\n\n1. the plan\n"
+EDITED = PLAN + "2. more\n3. edited by the user\n"
 
 
 def write_transcript(root: Path, lines: list[dict[str, Any] | str], name: str = "t") -> str:
@@ -93,6 +94,7 @@ def test_server_records_modes_exits_snapshots_and_decisions(service: PlanModeSer
     approval, _ = service.begin_exit(session, plan=PLAN)
     service.reject(approval.approval_id, session.id, "more detail")
     approval, _ = service.begin_exit(session, plan=PLAN + "2. more\n")
+    plans.write_atomic(service.plan_path(session), EDITED)  # the user edits before approving
     service.approve(approval.approval_id, session.id)
     path = service.root / ".claude" / "plan-mode" / "transcripts" / "s1.jsonl"
     assert path.is_file()
@@ -118,7 +120,17 @@ def test_server_records_modes_exits_snapshots_and_decisions(service: PlanModeSer
     assert (lines[3]["outcome"], lines[3]["feedback"]) == ("rejected", "more detail")
     assert (lines[6]["from"], lines[6]["to"]) == ("plan", "default")
     assert lines[7]["outcome"] == "approved"
-    assert lines[8]["snapshotFiles"][0]["content"] == PLAN + "2. more\n"
+    assert lines[5]["snapshotFiles"][0]["content"] == PLAN + "2. more\n"
+    assert lines[8]["snapshotFiles"][0]["content"] == EDITED
+
+
+def test_an_unchanged_plan_is_snapshotted_once(service: PlanModeService) -> None:
+    session = service.require_session("s1")
+    service.enter(session)
+    approval, _ = service.begin_exit(session, plan=PLAN)
+    service.approve(approval.approval_id, session.id)
+    snapshots = [e for e in events(service, session) if e.get("subtype") == "file_snapshot"]
+    assert [s["snapshotFiles"][0]["content"] for s in snapshots] == [PLAN]
 
 
 def test_set_mode_changes_are_recorded_with_the_slug(service: PlanModeService) -> None:
@@ -182,9 +194,7 @@ def test_resume_local_with_the_file_missing_is_not_restored(service: PlanModeSer
 
 
 @pytest.mark.parametrize("layer", list(LAYERS))
-def test_resume_remote_recovers_each_layer_on_its_own(
-    service: PlanModeService, layer: str
-) -> None:
+def test_resume_remote_recovers_each_layer_on_its_own(service: PlanModeService, layer: str) -> None:
     content = f"# recovered from {layer}\n"
     log = write_transcript(service.root, [user(), LAYERS[layer](content), user("bye")])
     session = service.require_session("s1")

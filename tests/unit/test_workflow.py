@@ -72,9 +72,7 @@ def test_phase_1_explore_agents() -> None:
     assert "up to 3 Explore agents IN PARALLEL" in phase
     assert "reuse" in phase or "reused" in phase
     for count in (1, 7, 10):
-        assert f"up to {count} Explore agents" in section(
-            full(explore_agents=count), "### Phase 1"
-        )
+        assert f"up to {count} Explore agents" in section(full(explore_agents=count), "### Phase 1")
 
 
 def test_phase_2_plan_agents() -> None:

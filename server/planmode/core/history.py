@@ -103,11 +103,14 @@ class PlanHistory:
         """The unified diff from revision ``old_id`` to ``new_id``; KeyError for unknown ids."""
         by_id = {r.id: r for r in self.revisions(plan_file)}
         old, new = by_id[old_id], by_id[new_id]
+        lines = difflib.unified_diff(
+            old.text.splitlines(keepends=True),
+            new.text.splitlines(keepends=True),
+            fromfile=f"{plan_file.name}@{old.id} ({old.author}, {old.reason})",
+            tofile=f"{plan_file.name}@{new.id} ({new.author}, {new.reason})",
+        )
+        # A last line without a newline must not run into the next diff line (as in diff -u).
         return "".join(
-            difflib.unified_diff(
-                old.text.splitlines(keepends=True),
-                new.text.splitlines(keepends=True),
-                fromfile=f"{plan_file.name}@{old.id} ({old.author}, {old.reason})",
-                tofile=f"{plan_file.name}@{new.id} ({new.author}, {new.reason})",
-            )
+            line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n"
+            for line in lines
         )

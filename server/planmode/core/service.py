@@ -408,18 +408,19 @@ class PlanModeService:
         if teammate is None:
             return None
         path = self.plan_path(session, agent_id)
+        try:  # validate the names before anything is written
+            teams.inbox_path(self.root, teammate.teamName, teammate.agentName)
+        except ValueError as exc:
+            raise InvalidParams(f"teammate setting: {exc}") from exc
+        content = plan if plan is not None else self.read_text(path)
+        if teammate.planModeRequired and (not content or not content.strip()):
+            raise NoPlanFile(path)
         if plan is not None:
             plans.write_atomic(path, plan)
-        content = plan if plan is not None else self.read_text(path)
         if teammate.planModeRequired:
-            if not content or not content.strip():
-                raise NoPlanFile(path)
-            try:
-                request_id = teams.submit_plan(
-                    self.root, teammate.teamName, teammate.agentName, path, content
-                )
-            except ValueError as exc:
-                raise InvalidParams(f"teammate setting: {exc}") from exc
+            request_id = teams.submit_plan(
+                self.root, teammate.teamName, teammate.agentName, path, content or ""
+            )
             session.awaiting_request = request_id
             self._save(session)
             self._record(session, transcripts.exit_call(session.slug, plan))
