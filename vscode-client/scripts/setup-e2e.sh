@@ -38,7 +38,8 @@ tar -C "$tmp/rg" -czf "$rgcache/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar
 echo '{"private": true}' >"$CACHE/code-server/package.json"
 (
     cd "$CACHE/code-server"
-    TMPDIR="$tmp" npm_config_nodedir=/usr npm_config_yes=true \
+    # unsafe_perm: code-server's postinstall refuses to run as root without it.
+    TMPDIR="$tmp" npm_config_nodedir=/usr npm_config_unsafe_perm=true npm_config_yes=true \
         npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION"
 )
 rm -rf "$tmp"

@@ -10,7 +10,6 @@ import {
   type Middleware,
   type ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 
 import { rejectCommandArgs } from "./args";
@@ -24,6 +23,7 @@ import {
 import type { SessionState } from "./state";
 
 export interface ClientEvents {
+  onStarting(): void;
   onState(state: SessionState): void;
   onStarted(): void;
   onStopped(reason: string): void;
@@ -92,12 +92,14 @@ export class ServerController implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
+    this.events.onStarting();
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const { command, args } = serverCommand(
       config.get("server.pythonPath"),
       config.get("server.args"),
     );
-    const serverOptions: ServerOptions = { command, args, transport: TransportKind.stdio };
+    // No `transport`: with TransportKind.stdio the client would append `--stdio` to args.
+    const serverOptions: ServerOptions = { command, args };
     const clientOptions: LanguageClientOptions = {
       // Plan files are Markdown; the server needs their open (unsaved) text and gives lenses.
       documentSelector: [{ scheme: "file", pattern: "**/*.md" }],

@@ -7,12 +7,11 @@ import * as vscode from "vscode";
 
 import { approveParams, rejectParams, setModeParams, SUBMITTED_PLAN_SCHEME } from "./args";
 import { askRejectFeedback, ServerController } from "./client";
-import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { COMMANDS } from "./commands";
+import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
 import { SessionTracker, type SessionState } from "./state";
-import { modePickItems, statusView, stoppedView, type StatusView } from "./status";
-
+import { MODES, modePickItems, statusView, stoppedView, type StatusView } from "./status";
 
 const STATUS_COMMAND: Record<StatusView["action"], string> = {
   pickMode: COMMANDS.pickMode,
@@ -39,6 +38,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   render(statusView(undefined));
 
   controller = new ServerController(context, output, {
+    onStarting() {
+      // A new server: what the old one said (a plan under review included) is gone with it.
+      sessions.clear();
+      render(statusView(undefined));
+    },
     onState(state) {
       sessions.update(state);
       if (state.pendingApproval !== null) {
@@ -142,7 +146,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const current = sessions.current();
       const picked = await vscode.window.showQuickPick(modePickItems(current?.mode), {
         title: "Plan Mode: switch permission mode",
-        placeHolder: current ? `Current: ${current.mode}` : undefined,
+        placeHolder: current ? `Current: ${MODES[current.mode]?.label ?? current.mode}` : undefined,
         matchOnDetail: true,
       });
       if (picked === undefined) return;

@@ -2,9 +2,9 @@
 // reviews in the editor — rejects with feedback through the Reject… lens, edits the plan in
 // place, approves through the lens — and switches mode from the status bar.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { after, before, test, type TestContext } from "node:test";
 
 import type { Page } from "playwright-core";
 
@@ -33,13 +33,15 @@ const PLAN = `# Greet by name
 
 let editor: Editor;
 let agent: AgentConnection;
+let planPath: string;
+let failed = false;
 
 function statusItem(page: Page, text: string) {
   return page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: text });
 }
 
 function lens(page: Page, title: string | RegExp) {
-  return page.locator(".codelens-decoration a", { hasText: title });
+  return page.locator(".codelens-decoration a:visible", { hasText: title });
 }
 
 async function waitForFile(path: string, timeoutMs: number): Promise<string> {
@@ -49,6 +51,24 @@ async function waitForFile(path: string, timeoutMs: number): Promise<string> {
     await new Promise((r) => setTimeout(r, 200));
   }
   return readFileSync(path, "utf8");
+}
+
+/** One step of the story: skipped after a failure, which leaves a screenshot and the logs. */
+function step(name: string, body: (page: Page) => Promise<void>): void {
+  test(name, async (t: TestContext) => {
+    if (failed) {
+      t.skip("an earlier step failed");
+      return;
+    }
+    try {
+      await body(editor.page);
+    } catch (error) {
+      failed = true;
+      const shot = await editor.screenshot(`failed-${name.replace(/\W+/g, "-")}`).catch(() => "none");
+      console.error(`screenshot: ${shot}\n--- Plan Mode output ---\n${editor.clientLog()}`);
+      throw error;
+    }
+  });
 }
 
 before(async () => {
@@ -63,70 +83,107 @@ after(async () => {
   await editor?.close();
 });
 
-test("the agent's plan is reviewed, rejected, edited and approved in VS Code", async (t) => {
-  const { page, workspace } = editor;
-  await t.test("the extension starts the server: status bar shows the default mode", async () => {
-    await statusItem(page, "Default").waitFor({ timeout: 60_000 });
-  });
+step("the extension starts the server and shows the default mode", async (page) => {
+  await statusItem(page, "Default").waitFor({ timeout: 60_000 });
+});
 
-  const endpoint = JSON.parse(await waitForFile(join(workspace, ".claude/plan-mode/endpoint.json"), 30_000));
+step("the agent connects to the endpoint and enters plan mode: the status bar follows", async (page) => {
+  const endpoint = JSON.parse(await waitForFile(join(editor.workspace, ".claude/plan-mode/endpoint.json"), 30_000));
   agent = await AgentConnection.connect(endpoint.socket);
-
   const entered = await agent.request<{ message: string; state: State }>("planMode/enter", {});
   assert.equal(entered.state.mode, "plan");
-  const planPath = entered.state.planFilePath;
+  planPath = entered.state.planFilePath;
   await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+  mkdirSync(dirname(planPath), { recursive: true });
   writeFileSync(planPath, PLAN);
+});
 
-  await t.test("Reject… asks for feedback and the agent gets it, still in plan mode", async () => {
-    const exit = agent.request<ExitResult>("planMode/exit", {});
-    await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
-    await statusItem(page, "Plan ready for review").waitFor({ timeout: 15_000 });
-    await editor.screenshot("1-plan-under-review");
-    await lens(page, "Reject…").click();
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill("Also handle an empty name");
-    await input.press("Enter");
-    const result = await exit;
-    assert.equal(result.outcome, "rejected");
-    assert.equal(result.feedback, "Also handle an empty name");
-    assert.match(result.toolResult, /^User rejected the plan\. Keep planning/);
-    assert.match(result.toolResult, /Also handle an empty name/);
-    await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
-    await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
-  });
+step("Reject… asks for feedback and the agent gets it, still in plan mode", async (page) => {
+  const exit = agent.request<ExitResult>("planMode/exit", {});
+  exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+  await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
+  await statusItem(page, "Plan ready for review").waitFor({ timeout: 15_000 });
+  await editor.screenshot("1-plan-under-review");
+  await lens(page, "Reject…").click();
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill("Also handle an empty name");
+  await input.press("Enter");
+  const result = await exit;
+  assert.equal(result.outcome, "rejected");
+  assert.equal(result.feedback, "Also handle an empty name");
+  assert.match(result.toolResult, /^User rejected the plan\. Keep planning/);
+  assert.match(result.toolResult, /Also handle an empty name/);
+  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+  await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
+});
 
-  await t.test("an edit in the editor shows in the lens and is what gets approved", async () => {
-    const exit = agent.request<ExitResult>("planMode/exit", {});
-    await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
-    // Type a line at the end of the plan without saving: the server reads the open buffer.
-    await page.locator(".monaco-editor .view-lines").first().click();
-    await page.keyboard.press("Control+End");
-    await page.keyboard.type("3. Handle an empty name.");
-    const edited = lens(page, /^Approve plan \(edited: \+1 −0\)$/);
-    await edited.waitFor({ timeout: 30_000 });
-    await editor.screenshot("2-plan-edited");
-    await edited.click();
-    const result = await exit;
-    assert.equal(result.outcome, "approved");
-    assert.equal(result.planWasEdited, true);
-    assert.equal(result.restoredMode, "default");
-    assert.match(result.toolResult, /## Approved Plan \(edited by user\):/);
-    assert.match(result.toolResult, /3\. Handle an empty name\./);
-    await statusItem(page, "Default").waitFor({ timeout: 15_000 });
-    await lens(page, /^Approve plan/).waitFor({ state: "detached", timeout: 15_000 });
-    await editor.screenshot("3-approved");
-  });
+step("an edit in the editor shows in the lens, and the edited plan is approved", async (page) => {
+  const exit = agent.request<ExitResult>("planMode/exit", {});
+  exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+  await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
+  // Type a line at the end of the plan without saving: the server reads the open buffer.
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("3. Handle an empty name.");
+  const edited = lens(page, /^Approve plan \(edited: \+1 −0\b/);
+  await edited.waitFor({ timeout: 30_000 });
+  await editor.screenshot("2-plan-edited");
+  await editor.screenshot("lenses", { x: 348, y: 70, width: 660, height: 170 });
 
-  await t.test("the status bar switches mode through the quick pick", async () => {
-    await statusItem(page, "Default").click();
-    const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Accept edits" });
-    await item.waitFor({ timeout: 10_000 });
-    await editor.screenshot("4-mode-pick");
-    await item.click();
-    await statusItem(page, "Accept edits").waitFor({ timeout: 15_000 });
-    const state = await agent.request<State>("planMode/getState", {});
-    assert.equal(state.mode, "acceptEdits");
-  });
+  // Plan Mode: Show Plan Changes: the submitted plan against the buffer, the typed line added.
+  await page.keyboard.press("F1");
+  const palette = page.locator(".quick-input-widget input");
+  await palette.fill(">Plan Mode: Show Plan Changes");
+  await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Show Plan Changes" }).first().waitFor();
+  await palette.press("Enter");
+  await page.locator(".monaco-diff-editor .line-insert").first().waitFor({ timeout: 15_000 });
+  await editor.screenshot("2b-plan-changes");
+
+  // The status bar item leads back to the plan under review.
+  await statusItem(page, "Plan ready for review").click();
+  await page.locator(".monaco-diff-editor").waitFor({ state: "hidden", timeout: 15_000 });
+  await edited.click();
+  const result = await exit;
+  assert.equal(result.outcome, "approved");
+  assert.equal(result.planWasEdited, true);
+  assert.equal(result.restoredMode, "default");
+  assert.match(result.toolResult, /## Approved Plan \(edited by user\):/);
+  assert.match(result.toolResult, /3\. Handle an empty name\./);
+  await statusItem(page, "Default").waitFor({ timeout: 15_000 });
+  await lens(page, /^Approve plan/).waitFor({ state: "detached", timeout: 15_000 });
+  await editor.screenshot("3-approved");
+});
+
+step("the status bar switches mode through the quick pick", async (page) => {
+  await statusItem(page, "Default").click();
+  const item = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Accept edits" });
+  await item.waitFor({ timeout: 10_000 });
+  await editor.screenshot("4-mode-pick");
+  await item.click();
+  await statusItem(page, "Accept edits").waitFor({ timeout: 15_000 });
+  const state = await agent.request<State>("planMode/getState", {});
+  assert.equal(state.mode, "acceptEdits");
+});
+
+step("changing planMode.server.* restarts the server (stop, dispose, start)", async (page) => {
+  const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
+  const before = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
+  // Workspace settings: VS Code notices a change of that file (its watcher covers the folder).
+  mkdirSync(join(editor.workspace, ".vscode"), { recursive: true });
+  writeFileSync(
+    join(editor.workspace, ".vscode/settings.json"),
+    JSON.stringify({ "planMode.server.args": ["-m", "planmode", "lsp", "--log-level", "INFO"] }),
+  );
+  const deadline = Date.now() + 30_000;
+  let after = before;
+  while (after === before && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    after = existsSync(endpointFile) ? JSON.parse(readFileSync(endpointFile, "utf8")).pid : before;
+  }
+  assert.notEqual(after, before, "the server was not restarted");
+  // The new server answers: the status bar shows its default session again, and no error
+  // (such as a command registered twice) stopped the client.
+  await statusItem(page, "Default").waitFor({ timeout: 20_000 });
+  assert.doesNotMatch(editor.clientLog(), /already exists|crashed/);
 });

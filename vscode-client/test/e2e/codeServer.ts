@@ -1,7 +1,7 @@
 /** Real VS Code (code-server 4.100.3) with the packaged extension, in headless Chromium. */
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -52,8 +52,11 @@ async function waitForHttp(url: string, timeoutMs: number, log: () => string): P
 export interface Editor {
   page: Page;
   workspace: string;
+  /** code-server's own output. */
   log(): string;
-  screenshot(name: string): Promise<string>;
+  /** The extension's "Plan Mode" output channel (the client's and the server's log). */
+  clientLog(): string;
+  screenshot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -78,21 +81,16 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     mkdirSync(dirname(join(workspace, name)), { recursive: true });
     writeFileSync(join(workspace, name), text);
   }
-  writeFileSync(
-    join(userData, "User/settings.json"),
-    JSON.stringify(
-      {
-        "security.workspace.trust.enabled": false,
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": false,
-        "extensions.ignoreRecommendations": true,
-        "telemetry.telemetryLevel": "off",
-        ...settings,
-      },
-      null,
-      2,
-    ),
-  );
+  const settingsFile = join(userData, "User/settings.json");
+  const userSettings: Record<string, unknown> = {
+    "security.workspace.trust.enabled": false,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "extensions.ignoreRecommendations": true,
+    "telemetry.telemetryLevel": "off",
+    ...settings,
+  };
+  writeFileSync(settingsFile, JSON.stringify(userSettings, null, 2));
   const env = {
     ...process.env,
     XDG_CONFIG_HOME: join(base, "xdg/config"),
@@ -129,6 +127,7 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     browser = await chromium.launch({
       executablePath: "/usr/bin/chromium",
       headless: true,
+      env, // its crash reports go to XDG_CONFIG_HOME too, not $HOME
       args: [
         "--no-sandbox",
         "--disable-gpu",
@@ -143,12 +142,20 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const screenshot = async (name: string) => {
+    const screenshot = async (name: string, clip?: { x: number; y: number; width: number; height: number }) => {
       const path = join(SCREENSHOTS, `${name}.png`);
-      await page.screenshot({ path });
+      await page.screenshot({ path, clip });
       return path;
     };
-    return { page, workspace, log, screenshot, close };
+    const clientLog = () => {
+      const logs = join(userData, "logs");
+      const files = existsSync(logs) ? (readdirSync(logs, { recursive: true }) as string[]) : [];
+      return files
+        .filter((name) => name.endsWith("Plan Mode.log"))
+        .map((name) => readFileSync(join(logs, name), "utf8"))
+        .join("\n");
+    };
+    return { page, workspace, log, clientLog, screenshot, close };
   } catch (error) {
     await close();
     throw error;

@@ -24,8 +24,17 @@ function pythonConstants(source: string): Map<string, string | number> {
 test("protocol.ts has every constant of protocol.py with the same value, and no other", () => {
   const python = pythonConstants(readFileSync(join(repoRoot(), "server/planmode/lsp/protocol.py"), "utf8"));
   assert.ok(python.size >= 20, `parsed only ${python.size} constants from protocol.py`);
-  const typescript = new Map(Object.entries(protocol));
-  assert.deepEqual(Object.fromEntries(typescript), Object.fromEntries(python));
+  const typescript = new Map<string, unknown>(Object.entries(protocol));
+  const problems: string[] = [];
+  for (const [name, value] of python) {
+    if (!typescript.has(name)) problems.push(`missing in protocol.ts: ${name} = ${JSON.stringify(value)}`);
+    else if (typescript.get(name) !== value)
+      problems.push(`${name}: protocol.py ${JSON.stringify(value)}, protocol.ts ${JSON.stringify(typescript.get(name))}`);
+  }
+  for (const name of typescript.keys()) {
+    if (!python.has(name)) problems.push(`not in protocol.py: ${name}`);
+  }
+  assert.deepEqual(problems, []);
 });
 
 test("the parser reads both kinds of literal", () => {
