@@ -326,6 +326,11 @@ class PlanModeService:
                 }
             if session.modes.mode == "plan" and new_modes.mode != "plan":
                 session.turns = {}
+                # No plan under review any more: its revisions need no Keep/Undo lenses.
+                if session.slug is not None:
+                    main_plan = self.plans_directory / plans.plan_file_name(session.slug)
+                    self.seen.pop(main_plan, None)
+                    self.revised.discard(main_plan)
             session.modes = new_modes
             self._save(session)
 
