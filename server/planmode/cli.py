@@ -22,6 +22,8 @@ def _parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     lsp = verbs.add_parser("lsp", help="run the language server (stdio by default)")
     lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
+    # vscode-languageclient and others add --stdio; stdio is the default anyway.
+    lsp.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     lsp.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
     lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
@@ -45,7 +47,10 @@ def run_lsp(args: argparse.Namespace) -> int:
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
-        server.start_io()
+        from planmode.lsp.wire import resyncing_stdin
+
+        # Garbage on stdin must not leave the server deaf to every message after it.
+        server.start_io(stdin=resyncing_stdin(sys.stdin.buffer))
     return 0
 
 

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Prepares what the end-to-end test needs, once: system packages (Debian), and code-server
-# (real VS Code 1.100.3 in a browser) cached in .e2e/code-server. A second run only checks.
+# (real VS Code 1.100.3 in a browser) cached per user (PLANMODE_E2E_CACHE, default
+# ~/.cache/planmode-e2e), so fresh clones on the same machine reuse it. A second run only checks.
 set -eu
 cd "$(dirname "$0")/.."
 
 CODE_SERVER_VERSION=4.100.3
-CACHE=.e2e
+CACHE="${PLANMODE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/planmode-e2e}"
+mkdir -p "$CACHE"
 PACKAGES="chromium ripgrep pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev"
 
 missing=""

@@ -35,6 +35,7 @@ from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
 from planmode.discovery import discovery_path
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.wire import ResyncingReader
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class AgentProtocol(PlanModeProtocol):
         super().__init__(server, server.protocol._converter)
         self.fm = server.protocol.fm
 
-    def structure_message(self, data: dict[str, Any]) -> Any:
+    def structure_top(self, data: dict[str, Any]) -> Any:
         method = data.get("method")
         if isinstance(method, str) and "jsonrpc" in data and not method.startswith("planMode/"):
             # Not ours to parse as LSP: answered "method not found" (or ignored, if a
@@ -57,7 +58,7 @@ class AgentProtocol(PlanModeProtocol):
                 )
             if method != "$/cancelRequest":
                 return JsonRPCNotification(method=method, jsonrpc=data["jsonrpc"], params=None)
-        return super().structure_message(data)
+        return super().structure_top(data)
 
     def _get_handler(self, feature_name: str) -> Any:
         if not feature_name.startswith("planMode/"):
@@ -129,7 +130,7 @@ class AgentEndpoint:
         try:
             await run_async(
                 stop_event=self._stop,
-                reader=reader,
+                reader=ResyncingReader(reader),
                 protocol=protocol,
                 logger=log,
                 error_handler=self.server.report_server_error,

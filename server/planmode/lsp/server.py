@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.uris import to_fs_path
@@ -57,6 +57,14 @@ class PlanModeProtocol(LanguageServerProtocol):
     """
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        # json.loads calls this for every object of a message, innermost first: structuring
+        # there would turn an object *inside* params that happens to have a "jsonrpc" key into
+        # a message (or fail the whole request unanswered). Only the message itself is
+        # structured, in handle_message.
+        return data
+
+    def structure_top(self, data: dict[str, Any]) -> Any:
+        """The whole message, structured (what pygls's ``structure_message`` does)."""
         method = data.get("method")
         if (
             isinstance(method, str)
@@ -68,6 +76,22 @@ class PlanModeProtocol(LanguageServerProtocol):
                 id=data["id"], method=method, jsonrpc=data["jsonrpc"], params=data.get("params")
             )
         return super().structure_message(data)
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, dict) or "jsonrpc" not in message:
+            log.warning("ignored a message that is not a JSON-RPC object: %.200r", message)
+            return
+        try:
+            structured = self.structure_top(message)
+        except Exception as exc:
+            # Params of the wrong shape for a standard LSP request: answer, never drop it.
+            msg_id = message.get("id")
+            if "method" in message and isinstance(msg_id, int | str):
+                error = exc if isinstance(exc, JsonRpcException) else JsonRpcInternalError()
+                self._send_response(msg_id, None, error.to_response_error())
+            log.warning("ignored a malformed %r message: %s", message.get("method"), exc)
+            return
+        super().handle_message(structured)
 
 
 class PlanModeServer(LanguageServer):

@@ -3,7 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -22,7 +22,11 @@ export function repoRoot(): string {
 export const CLIENT = join(repoRoot(), "vscode-client");
 export const PYTHON = join(repoRoot(), ".venv/bin/python");
 export const VSIX = join(CLIENT, "planmode.vsix");
-export const CODE_SERVER = join(CLIENT, ".e2e/code-server/node_modules/.bin/code-server");
+/** Where scripts/setup-e2e.sh installed code-server (a per-user cache, shared by clones). */
+const CACHE =
+  process.env.PLANMODE_E2E_CACHE ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "planmode-e2e");
+export const CODE_SERVER = join(CACHE, "code-server/node_modules/.bin/code-server");
 export const SCREENSHOTS = join(CLIENT, ".e2e/screenshots");
 
 function freePort(): Promise<number> {
