@@ -21,6 +21,7 @@ import socket
 import struct
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,28 @@ def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
     return int(uid)
 
 
+def remove_dead_endpoints(base: Path) -> None:
+    """Socket directories of servers that died without cleaning up (kill -9): a socket that
+    refuses connections has no listener, and never will again."""
+    for directory in base.glob("pm-*"):
+        sock_path = directory / "agent.sock"
+        if not directory.is_dir() or directory.stat().st_uid != os.getuid():
+            continue
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.settimeout(0.2)
+            probe.connect(str(sock_path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            # Refused, or no socket at all in a directory older than a minute (not one
+            # being set up right now).
+            if sock_path.exists() or directory.stat().st_mtime < time.time() - 60:
+                shutil.rmtree(directory, ignore_errors=True)
+        except OSError:
+            pass
+        finally:
+            probe.close()
+
+
 class AgentEndpoint:
     def __init__(self, server: PlanModeServer, root: Path) -> None:
         self.server = server
@@ -101,7 +124,9 @@ class AgentEndpoint:
         return discovery_path(self.root)
 
     async def start(self) -> None:
-        self.directory = Path(tempfile.mkdtemp(prefix="pm-", dir=_runtime_base()))
+        base = _runtime_base()
+        remove_dead_endpoints(base)
+        self.directory = Path(tempfile.mkdtemp(prefix="pm-", dir=base))
         os.chmod(self.directory, 0o700)
         self.socket_path = self.directory / "agent.sock"
         self._listener = await asyncio.start_unix_server(self._serve, path=str(self.socket_path))
