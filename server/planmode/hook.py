@@ -96,10 +96,10 @@ def run(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     try:
         event = json.load(stdin)
     except ValueError as exc:
-        print(f"planmode hook: the hook input is not JSON: {exc}", file=sys.stderr)
+        sys.stderr.write(f"planmode hook: the hook input is not JSON: {exc}\n")
         return 1
     if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
-        print("planmode hook: the hook input has no session_id", file=sys.stderr)
+        sys.stderr.write("planmode hook: the hook input has no session_id\n")
         return 1
     cwd = Path(str(event.get("cwd") or "."))
     root = find_root(cwd)
@@ -117,7 +117,7 @@ def run(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
     except NoServer:
         return 0
     except (RpcError, OSError, KeyError) as exc:
-        print(f"planmode hook: {exc}", file=sys.stderr)
+        sys.stderr.write(f"planmode hook: {exc}\n")
         return 0  # fail open to Claude Code's own checks, which still apply
     if output is not None:
         json.dump(output, stdout)

@@ -7,6 +7,7 @@ lens shown before the plan changed cannot approve the changed plan (contract §8
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -17,92 +18,51 @@ from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
+def lens(line: int, title: str, command: str, argument: dict[str, Any]) -> types.CodeLens:
+    """A lens at the start of ``line`` running ``command`` with one object argument."""
+    at = types.Position(line=line, character=0)
+    return types.CodeLens(
+        range=types.Range(start=at, end=at),
+        command=types.Command(title=title, command=command, arguments=[argument]),
+    )
+
+
 def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
-    digest = plan_digest(current)
-    top = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
-    approve_args = {"approvalId": approval.approval_id, "planSha256": digest}
+    approve_args = {"approvalId": approval.approval_id, "planSha256": plan_digest(current)}
     if approval.session_id:
         approve_args["sessionId"] = approval.session_id
+    title = approve_lens_title(approval.submitted_plan, current, unreviewed)
+    reject_args = {"approvalId": approval.approval_id, "sessionId": approval.session_id}
     return [
-        types.CodeLens(
-            range=top,
-            command=types.Command(
-                title=approve_lens_title(approval.submitted_plan, current, unreviewed),
-                command=protocol.COMMAND_APPROVE,
-                arguments=[approve_args],
-            ),
+        lens(0, title, protocol.COMMAND_APPROVE, approve_args),
+        lens(
+            0,
+            protocol.LENS_APPROVE_ACCEPT_EDITS,
+            protocol.COMMAND_APPROVE,
+            {**approve_args, "mode": "acceptEdits"},
         ),
-        types.CodeLens(
-            range=top,
-            command=types.Command(
-                title=protocol.LENS_APPROVE_ACCEPT_EDITS,
-                command=protocol.COMMAND_APPROVE,
-                arguments=[{**approve_args, "mode": "acceptEdits"}],
-            ),
-        ),
-        types.CodeLens(
-            range=top,
-            command=types.Command(
-                title=protocol.LENS_REJECT,
-                command=protocol.COMMAND_REJECT,
-                arguments=[{"approvalId": approval.approval_id, "sessionId": approval.session_id}],
-            ),
-        ),
+        lens(0, protocol.LENS_REJECT, protocol.COMMAND_REJECT, reject_args),
     ]
 
 
 def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
     """Keep and Undo over one changed hunk of an agent's revision."""
-    line = hunk.start
-    at = types.Range(
-        start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)
-    )
     args = {"path": str(path), "hunkId": hunk.id}
     added, removed = hunk.counts
     return [
-        types.CodeLens(
-            range=at,
-            command=types.Command(
-                title=f"Keep (+{added} −{removed})",
-                command=protocol.COMMAND_KEEP_HUNK,
-                arguments=[args],
-            ),
-        ),
-        types.CodeLens(
-            range=at,
-            command=types.Command(
-                title=f"Undo: {summary(hunk)}",
-                command=protocol.COMMAND_UNDO_HUNK,
-                arguments=[args],
-            ),
-        ),
+        lens(hunk.start, f"Keep (+{added} −{removed})", protocol.COMMAND_KEEP_HUNK, args),
+        lens(hunk.start, f"Undo: {summary(hunk)}", protocol.COMMAND_UNDO_HUNK, args),
     ]
 
 
 def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLens]:
     """The lead's lenses on a teammate's plan: the same commands, the request id as approvalId."""
-    top = types.Range(
-        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
-    )
     args = {"approvalId": request.request_id, "planSha256": plan_digest(current)}
     edited = approve_lens_title(request.plan, current).removeprefix(protocol.LENS_APPROVE)
+    title = f"{protocol.LENS_APPROVE} from {request.agent}{edited}"
     return [
-        types.CodeLens(
-            range=top,
-            command=types.Command(
-                title=f"{protocol.LENS_APPROVE} from {request.agent}{edited}",
-                command=protocol.COMMAND_APPROVE,
-                arguments=[args],
-            ),
-        ),
-        types.CodeLens(
-            range=top,
-            command=types.Command(
-                title=protocol.LENS_REJECT,
-                command=protocol.COMMAND_REJECT,
-                arguments=[{"approvalId": request.request_id}],
-            ),
-        ),
+        lens(0, title, protocol.COMMAND_APPROVE, args),
+        lens(0, protocol.LENS_REJECT, protocol.COMMAND_REJECT, {"approvalId": request.request_id}),
     ]
 
 
