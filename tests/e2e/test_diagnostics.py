@@ -128,3 +128,18 @@ async def test_cut_format_with_a_context_section(root: Path, home: Path) -> None
         await diagnostics_until(editor, path, lambda f: [d.range.start.line for d in f] == [5])
         editor.change(path, "# Plan\n\n## Files\n- src/app.py: greeting\n")
         await diagnostics_until(editor, path, lacks("cut-has-context"))
+
+
+async def test_a_settings_change_republishes_open_plans(editor: Editor) -> None:
+    """Switching planFormat re-checks the plans already open, without an edit."""
+    await editor.ready()
+    path = await plan_path(editor)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# Plan\n\n## Context\nWhy.\n\n## Verification\nRun the tests.\n")
+    editor.open(path)
+    await diagnostics_until(editor, path, lacks("cut-has-context"))
+    editor.reconfigure({"planFormat": "cut"})
+    found = await diagnostics_until(editor, path, has("cut-has-context"))
+    assert by_code(found, "cut-has-context")[0].range.start.line == 2
+    editor.reconfigure({})
+    await diagnostics_until(editor, path, lacks("cut-has-context"))

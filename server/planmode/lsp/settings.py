@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from planmode.core.service import PlanModeError
 from planmode.core.settings import load_settings
-from planmode.lsp import protocol, team_watch
+from planmode.lsp import diagnostics, protocol, team_watch
 from planmode.lsp.endpoint import start_endpoint
 from planmode.lsp.models import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
@@ -115,3 +115,6 @@ async def reload_settings(
         server.publish_state(session)
     for session in list(service.sessions.values()):
         server.publish_state(session)
+    # planFormat decides some diagnostics: show open plans' findings under the new settings.
+    for uri in list(server.workspace.text_documents):
+        diagnostics.refresh(server, uri_to_path(uri))
