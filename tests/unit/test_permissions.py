@@ -353,3 +353,42 @@ def test_granted_prompts_allow_outside_plan_but_never_past_a_deny(
     assert denied.behavior == "deny"
     # In plan mode a grant does not make a non-read-only command runnable.
     assert run(layout, "Bash", {"command": "pytest -q"}, **granted).behavior == "deny"
+
+
+# -- deny rules see through spelling, wrappers and shells ------------------------------------
+DENY_RM = ("Bash(rm:*)",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "r\\m -rf build",
+        "/bin/rm -rf build",
+        "bash -c 'rm -rf build'",
+        'sh -c "ls && rm -rf build"',
+        "sudo rm -rf build",
+        "env DEBUG=1 rm -rf build",
+        "timeout 5 rm -rf build",
+        "find . -name '*.o' | xargs rm",
+        "eval rm -rf build",
+        "$CMD -rf build",
+        'bash -c "$SCRIPT"',
+        "echo 'unclosed",
+    ],
+)
+def test_deny_rules_are_not_dodged(command: str, tmp_path: Path) -> None:
+    for mode in ("bypassPermissions", "default", "acceptEdits"):
+        context = ToolContext(
+            mode=mode, root=tmp_path, plan_file=tmp_path / "p.md", deny_rules=DENY_RM
+        )
+        decision = decide("Bash", {"command": command}, context)
+        assert decision.behavior == "deny", (mode, command, decision)
+        assert decision.message is not None and "Bash(rm:*)" in decision.message
+
+
+@pytest.mark.parametrize("command", ["ls $DIR", "git status", "echo rm", "grep -rn rm src"])
+def test_deny_rules_leave_other_commands_alone(command: str, tmp_path: Path) -> None:
+    context = ToolContext(
+        mode="bypassPermissions", root=tmp_path, plan_file=tmp_path / "p.md", deny_rules=DENY_RM
+    )
+    assert decide("Bash", {"command": command}, context).behavior == "allow"

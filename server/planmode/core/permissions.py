@@ -161,7 +161,16 @@ def _glob_match(pattern: str, path: str) -> bool:
     return re.fullmatch(regex, path) is not None or re.fullmatch(regex + "/.*", path) is not None
 
 
-def rule_matches(rule: str, tool: str, tool_input: Mapping[str, Any], root: Path) -> bool:
+def rule_matches(
+    rule: str,
+    tool: str,
+    tool_input: Mapping[str, Any],
+    root: Path,
+    fail_closed: bool = False,
+) -> bool:
+    """Whether ``rule`` covers this call. With ``fail_closed`` (deny and ask rules) a Bash line
+    whose commands cannot all be known — unparsable, a computed program or shell code — counts
+    as covered."""
     parsed = parse_rule(rule)
     if parsed is None:
         return False
@@ -175,7 +184,10 @@ def rule_matches(rule: str, tool: str, tool_input: Mapping[str, Any], root: Path
         if not isinstance(command, str):
             return False
         parts = list(shell.simple_commands(command)) or [command]
-        return any(_bash_rule_matches(content, part) for part in parts)
+        forms = shell.rule_forms(command)
+        if forms is None and fail_closed:
+            return True
+        return any(_bash_rule_matches(content, part) for part in parts + (forms or []))
     if tool in PATH_TOOLS:
         raw = tool_input.get("file_path", tool_input.get("path", tool_input.get("notebook_path")))
         return _path_rule_matches(content, raw, root)
@@ -280,7 +292,7 @@ def prompt_allows(prompt: AllowedPrompt, command: str) -> bool:
 def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
     """Allow, deny or ask for one tool call."""
     for rule in context.deny_rules:
-        if rule_matches(rule, tool, tool_input, context.root):
+        if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
             return deny(f"the deny rule {rule!r} in settings", f"{tool} is not permitted")
     if context.mode == "plan":
         return _decide_in_plan(tool, tool_input, context)
@@ -351,7 +363,7 @@ def _decide_outside_plan(
     if tool in READ_ONLY_TOOLS:
         return allow()
     for rule in context.ask_rules:
-        if rule_matches(rule, tool, tool_input, context.root):
+        if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
             return ask(f"The ask rule {rule!r} in settings asks for {tool}.")
     if any(
         _allow_rule_allows(rule, tool, tool_input, context.root) for rule in context.allow_rules

@@ -688,6 +688,84 @@ def simple_commands(command: str) -> Iterator[str]:
         stack.extend(reversed(node.children))
 
 
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+# Programs that run the command given after their own options.
+_WRAPPERS = frozenset({"sudo", "nohup", "nice", "time", "timeout", "exec", "command", "builtin"})
+_WRAPPERS_WITH_VALUE = {"timeout": 1, "nice": 0}
+
+
+def rule_forms(command: str, depth: int = 0) -> list[str] | None:
+    """Every simple command of ``command`` as permission rules should see it.
+
+    The program is unquoted and stripped of its directory (``/bin/r\\m x`` is ``rm x``),
+    arguments are unquoted (computed ones read ``*``), the command a wrapper runs (``sudo``,
+    ``env``, ``xargs``, ``timeout``…) is listed too, and so is the code given to a shell with
+    ``-c`` or to ``eval``. None when that cannot be known: the line does not parse, a program
+    name or a shell's code is computed — deny rules then fail closed.
+    """
+    if depth > 4 or _ASTRAL.search(command) or "\x00" in command:
+        return None
+    tree = _parser().parse(command.encode("utf-8"))
+    if tree.root_node.has_error:
+        return None
+    forms: list[str] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        if node.type != "command":
+            continue
+        words: list[str | None] = []
+        for child in node.children:
+            if child.type == "command_name":
+                words.append(_literal(child.children[0]) if child.children else None)
+            elif child.is_named and child.type not in {
+                "variable_assignment",
+                "file_redirect",
+                "heredoc_redirect",
+                "herestring_redirect",
+                "comment",
+            }:
+                words.append(_literal(child))
+        nested = _command_forms(words, depth)
+        if nested is None:
+            return None
+        forms += nested
+    return forms
+
+
+def _command_forms(words: list[str | None], depth: int) -> list[str] | None:
+    """The forms of one simple command and of what it runs."""
+    if not words or words[0] is None:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    args = words[1:]
+    forms = [" ".join([program, *(a if a is not None else "*" for a in args)])]
+    if program in _SHELLS and "-c" in args:
+        code = args[args.index("-c") + 1] if args.index("-c") + 1 < len(args) else None
+        inner = rule_forms(code, depth + 1) if code is not None else None
+        return None if inner is None else forms + inner
+    if program == "eval":
+        if any(a is None for a in args):
+            return None
+        inner = rule_forms(" ".join(a for a in args if a is not None), depth + 1)
+        return None if inner is None else forms + inner
+    if program in _WRAPPERS or program in {"env", "xargs"}:
+        rest = list(args)
+        skip_values = _WRAPPERS_WITH_VALUE.get(program, 0)
+        while (
+            rest
+            and rest[0] is not None
+            and (rest[0].startswith("-") or (program == "env" and "=" in rest[0]))
+        ):
+            rest.pop(0)
+        rest = rest[skip_values:]
+        if rest:
+            inner_forms = _command_forms(rest, depth + 1)
+            return None if inner_forms is None else forms + inner_forms
+    return forms
+
+
 def is_single_simple_command(command: str) -> bool:
     """True when ``command`` is exactly one command: no list, pipe, substitution or redirect."""
     if _ASTRAL.search(command) or "\x00" in command:
