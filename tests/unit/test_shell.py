@@ -488,3 +488,8 @@ def test_simple_commands_of_an_unparseable_line_is_empty() -> None:
 )
 def test_is_single_simple_command(command: str, single: bool) -> None:
     assert is_single_simple_command(command) is single
+
+
+def test_git_help_is_not_read_only() -> None:
+    """`git help -w` starts a browser: another program, so not proven read-only."""
+    assert not check("git help -w log").read_only

@@ -483,7 +483,14 @@ class PlanModeService:
         if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
             raise PlanChanged()
         if approved and current != (plans.read_plan(request.plan_file_path) or ""):
-            plans.write_atomic(request.plan_file_path, current)
+            # The path comes from a mailbox file: write only to a plan file of this workspace.
+            target = request.plan_file_path.resolve()
+            if target.parent != self.plans_directory.resolve() or target.suffix != ".md":
+                raise InvalidParams(
+                    f"approvalId {request_id!r}: its planFilePath {request.plan_file_path} is "
+                    f"not a plan file in {self.plans_directory}; it cannot be written"
+                )
+            plans.write_atomic(target, current)
         teams.answer_request(
             self.root, request.team, request.agent, request_id, approved, feedback, mode
         )
@@ -651,7 +658,9 @@ class PlanModeService:
         """copyPlanForFork (guide §7.8): a new slug, the original plan copied to it."""
         lines = self._transcript(transcript)
         original = _transcript_slug(lines)
-        if session.slug is None or session.slug == original:
+        # Always a fresh slug when there is a plan to copy: reusing the session's own slug
+        # would copy the original over whatever plan that session already has.
+        if session.slug is None or original is not None:
             session.slug = None
             session.slug = plans.generate_plan_slug(
                 self.plans_directory,
@@ -727,8 +736,8 @@ class PlanModeService:
                 {
                     "path": str(info.path),
                     "slug": info.slug,
-                    "sessionId": owners.get(info.slug),
-                    "agentId": info.agent_id,
+                    **({"sessionId": owners[info.slug]} if info.slug in owners else {}),
+                    **({"agentId": info.agent_id} if info.agent_id else {}),
                     "modified": datetime.fromtimestamp(info.modified, UTC)
                     .isoformat(timespec="seconds")
                     .replace("+00:00", "Z"),

@@ -286,7 +286,6 @@ _GIT_READ_ONLY = {
     "count-objects",
     "check-ignore",
     "version",
-    "help",
 }
 _GIT_WRITE_OPTIONS = ("--output", "-o", "--ext-diff", "--textconv", "--open-files-in-pager")
 

@@ -38,11 +38,15 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     )
     if replaced is not None:
         answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
-    if params.plan is not None:
-        await sync_open_buffer(server, approval.plan_file_path, params.plan)
-    diagnostics.publish(server, approval.plan_file_path)
+    # Registered before the first await: an approval superseded or decided meanwhile must
+    # still answer this request, or it would wait forever.
     waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     server.waiters[approval.approval_id] = waiter
+    if params.plan is not None:
+        await sync_open_buffer(server, approval.plan_file_path, params.plan)
+        if waiter.done():  # answered (resolve_waiter already dropped it)
+            return waiter.result()
+    diagnostics.publish(server, approval.plan_file_path)
     server.notify(protocol.APPROVAL_REQUESTED, approval.to_wire())
     server.publish_state(session)
     server.refresh_code_lenses()

@@ -107,7 +107,12 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
     service = server.service
     if session.modes.mode == "plan":
         allowed = {service.plan_path(session, params.agentId)}
-        outside = edits.first_outside(operations, allowed)
+        # `changes` next to `documentChanges` is what an editor without documentChanges
+        # support applies: its targets are targets too.
+        checked = list(operations)
+        if workspace_edit.document_changes is not None and workspace_edit.changes:
+            checked += [edits.ChangeText(_path(uri), ()) for uri in workspace_edit.changes]
+        outside = edits.first_outside(checked, allowed)
         if outside is not None:
             return {
                 "applied": False,

@@ -19,7 +19,8 @@ def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
     """The plan file a request names (a path or a file: URI), or the session's own."""
     if raw is None:
         return server.service.plan_path(server.session_for(params))
-    path = uri_to_path(raw) if raw.startswith("file:") else Path(raw).resolve()
+    root = server.service.root
+    path = uri_to_path(raw) if raw.startswith("file:") else (root / raw).resolve()
     plans_dir = server.service.plans_directory
     if path is None or path.parent != plans_dir or path.suffix != ".md":
         raise InvalidParams(f"field 'path': {raw!r} is not a plan file in {plans_dir}")

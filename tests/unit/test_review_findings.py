@@ -1,0 +1,54 @@
+"""Regression tests for defects found in review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planmode.core import plans, teams
+from planmode.core.service import InvalidParams, PlanModeService
+
+
+def test_fork_into_a_session_with_its_own_plan_does_not_overwrite_it(
+    service: PlanModeService, root: Path
+) -> None:
+    original = service.require_session("orig")
+    service.enter(original)
+    plans.write_atomic(service.plan_path(original), "# original plan\n")
+    log = root / "t.jsonl"
+    log.write_text(json.dumps({"type": "user", "slug": original.slug}) + "\n")
+    target = service.require_session("target")
+    service.enter(target)
+    own = service.plan_path(target)
+    plans.write_atomic(own, "# the target's own plan\n")
+
+    copied, path = service.fork(target, str(log))
+
+    assert copied is True
+    assert path != own  # guide §7.8: a new slug for the target
+    assert path.read_text() == "# original plan\n"
+    assert own.read_text() == "# the target's own plan\n"
+
+
+def test_approving_a_teammate_request_never_writes_outside_the_plans_directory(
+    service: PlanModeService, root: Path
+) -> None:
+    target = root / "src" / "evil.py"
+    request = {
+        "type": teams.REQUEST,
+        "from": "bob",
+        "planFilePath": str(target),
+        "planContent": "import os\n",
+        "requestId": "r1",
+    }
+    inbox = teams.inbox_path(root, "team", teams.LEAD)
+    inbox.parent.mkdir(parents=True)
+    inbox.write_text(json.dumps({"from": "bob", "text": json.dumps(request)}) + "\n")
+
+    with pytest.raises(InvalidParams, match="planFilePath"):
+        service.answer_teammate("r1", True)
+
+    assert not target.exists()
+    assert teams.find_response(root, "team", "bob", "r1") is None  # nothing was answered
