@@ -452,6 +452,8 @@ async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
     assert state["pendingApproval"] is None
     result = await asyncio.wait_for(task, 5)
     assert result["outcome"] == "rejected"
+    # The agent is told the truth: it is out of plan mode, not to keep planning.
+    assert result["toolResult"].startswith("The user left plan mode (now default)")
     assert (await resolved(editor, approval["approvalId"]))["outcome"] == "rejected"
     # The editor is told the lenses are gone.
     await editor.until(lambda: editor.lens_refreshes > refreshes, 5)

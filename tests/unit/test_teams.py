@@ -341,3 +341,22 @@ def test_no_teammate_setting_means_no_teammate(service: PlanModeService) -> None
     service.enter(session)
     assert service.exit_as_teammate(session) is None
     assert service.take_leader_response(session) is None
+
+
+def test_a_fifo_or_a_stuck_lock_never_hangs_a_reader(tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    from planmode.core.jsonl import append_line, read_lines
+
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    assert list(read_lines(fifo)) == []  # returns at once instead of blocking on open
+    locked = tmp_path / "locked.jsonl"
+    append_line(locked, {"n": 1})
+    holder = os.open(locked, os.O_RDWR)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # another process stuck holding the lock
+        assert list(read_lines(locked)) == [{"n": 1}]
+    finally:
+        os.close(holder)

@@ -11,6 +11,8 @@ import fcntl
 import json
 import logging
 import os
+import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,18 +42,36 @@ def append_line(path: Path, message: dict[str, Any]) -> None:
         os.close(fd)
 
 
+def _lock_shared(fd: int, attempts: int = 50) -> bool:
+    """A shared lock, waiting a little for a writer; a lock held forever (a stuck process) is
+    read through — readers skip a torn line anyway — rather than hanging the server."""
+    for _ in range(attempts):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            time.sleep(0.01)
+    log.warning("a JSONL file stayed locked; reading it without the lock")
+    return False
+
+
 def read_lines(path: Path) -> Iterator[dict[str, Any]]:
     """Every well-formed object line, in order; a torn or malformed line is skipped."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
+        # Non-blocking open: a FIFO planted where a file should be must not hang the reader.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return
     with contextlib.closing(os.fdopen(fd, "rb")) as stream:
-        fcntl.flock(fd, fcntl.LOCK_SH)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            log.warning("%s is not a regular file; ignoring it", path)
+            return
+        locked = _lock_shared(fd)
         try:
             data = stream.read()
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_UN)
     for raw in data.splitlines():
         try:
             message = json.loads(raw)

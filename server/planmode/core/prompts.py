@@ -124,4 +124,12 @@ def rejected_result(file_path: str, feedback: str | None) -> str:
     return text
 
 
+def left_plan_mode_result(mode: str) -> str:
+    """The answer to an exit still waiting when the user switched out of plan mode by hand."""
+    return (
+        f"The user left plan mode (now {mode}) without approving this plan. You are no longer "
+        "in plan mode; wait for the user's next instruction before acting on the plan."
+    )
+
+
 SUPERSEDED_FEEDBACK = "A newer ExitPlanMode call replaced this one before it was decided."

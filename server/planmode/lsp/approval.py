@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -155,9 +156,13 @@ def resolve_waiter(server: PlanModeServer, approval: Approval, result: ExitResul
         waiter.set_result(result.to_wire())
 
 
-def answer_superseded(server: PlanModeServer, approval: Approval, reason: str) -> None:
+def answer_superseded(
+    server: PlanModeServer, approval: Approval, reason: str, tool_result: str | None = None
+) -> None:
     """An approval that can no longer be decided is answered as rejected, with why."""
     result = rejected_exit(approval, reason)
+    if tool_result is not None:
+        result = replace(result, tool_result=tool_result)
     resolve_waiter(server, approval, result)
     server.notify(
         protocol.APPROVAL_RESOLVED, {"approvalId": approval.approval_id, "outcome": "rejected"}

@@ -30,7 +30,12 @@ def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
     warnings = server.service.set_mode(session, params.mode)
     if pending is not None and session.pending is None:
         # The user left plan mode themselves: the waiting exit is answered as rejected.
-        answer_superseded(server, pending, "The user left plan mode without approving.")
+        answer_superseded(
+            server,
+            pending,
+            "The user left plan mode without approving.",
+            prompts.left_plan_mode_result(params.mode),
+        )
         # Its Approve/Reject lenses are gone: the editor must ask again.
         server.refresh_code_lenses()
     for warning in warnings:
