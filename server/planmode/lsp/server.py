@@ -112,8 +112,6 @@ class PlanModeServer(LanguageServer):
         # Reused approval lenses (lsp/codelens.py).
         self.lens_memo: Any = None
         self._uri_paths: dict[str, Path | None] = {}
-        # Settings warnings found during initialize, shown once the client is ready.
-        self.pending_warnings: list[str] = []
 
     # -- the service ----------------------------------------------------------------------
     @property

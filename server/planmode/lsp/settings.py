@@ -51,15 +51,12 @@ def register(server: PlanModeServer) -> None:
         session_id = init_options.get("sessionId") if isinstance(init_options, dict) else None
         if isinstance(session_id, str) and session_id:
             server.default_session_id = session_id
-        settings, warnings = load_settings(service.root, init_options)
+        # Warnings are shown once the client is ready, by the full re-read in `initialized`.
+        settings, _warnings = load_settings(service.root, init_options)
         service.update_settings(settings)
-        server.pending_warnings = warnings
 
     @server.feature(types.INITIALIZED)
     async def initialized(_params: types.InitializedParams) -> None:
-        # reload_settings below reads every source again (initializationOptions included) and
-        # shows their warnings; showing the ones found in initialize too would say each twice.
-        server.pending_warnings = []
         await reload_settings(server, announce_plans_directory=True)
         await start_endpoint(server)
         server.run_task(team_watch.watch(server))
