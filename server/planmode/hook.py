@@ -12,6 +12,8 @@ it must start fast.
   ``updatedInput.plan`` when the user edited it, and a ``setMode`` update when they chose
   auto-accept edits) or ``deny`` with their feedback as the message.
 
+* ``SessionEnd``: the session's granted ``allowedPrompts`` end with it.
+
 When no editor server runs for the workspace the hook prints nothing, so Claude Code falls
 back to asking in the terminal instead of blocking.
 """
@@ -112,6 +114,9 @@ def run(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
                 output: dict[str, Any] | None = pre_tool_use(conn, event)
             elif name == "PermissionRequest":
                 output = permission_request(conn, event)
+            elif name == "SessionEnd":
+                conn.request("planMode/endSession", {"sessionId": str(event["session_id"])})
+                output = None
             else:
                 output = None
     except NoServer:

@@ -148,3 +148,29 @@ async def test_cli_verbs(editor: Editor, root: Path) -> None:
     nothing = await in_thread(run, ["approve"], "", root)
     assert nothing.returncode == 1
     assert "No pending approval" in nothing.stderr
+
+
+async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: Path) -> None:
+    """Grants are scoped to the conversation (Claude Code #27160): SessionEnd ends them."""
+    await endpoint(root)
+    session = "abc123-recorded"
+    await editor.request("planMode/enter", {"sessionId": session})
+    waiting = editor.start(
+        "planMode/exit",
+        {
+            "sessionId": session,
+            "plan": "# Plan\n",
+            "allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}],
+        },
+    )
+    requested = await editor.wait_for("planMode/approvalRequested")
+    await editor.request("planMode/approve", {"approvalId": requested["approvalId"]})
+    await asyncio.wait_for(waiting, 10)
+    check = {"sessionId": session, "tool": "Bash", "input": {"command": "pytest -q"}}
+    assert (await editor.request("planMode/checkTool", check))["behavior"] == "allow"
+
+    ended = await in_thread(run, ["hook"], payload("session_end.json", root))
+    assert ended.returncode == 0, ended.stderr
+    assert ended.stdout == ""
+    assert (await editor.state(session))["grantedPrompts"] == []
+    assert (await editor.request("planMode/checkTool", check))["behavior"] == "ask"

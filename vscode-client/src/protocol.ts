@@ -24,6 +24,8 @@ export const AGENT_DEFINITIONS = "planMode/agentDefinitions";
 // Ours: plan history (every revision with author, time and reason) and diffs between two.
 export const LIST_REVISIONS = "planMode/listRevisions";
 export const REVISION_DIFF = "planMode/revisionDiff";
+// Ours: the agent conversation ended (Claude Code's SessionEnd hook); its grants end with it.
+export const END_SESSION = "planMode/endSession";
 
 // Notifications (server -> client)
 export const DID_CHANGE_STATE = "planMode/didChangeState";

@@ -396,6 +396,16 @@ class PlanModeService:
         self._save(session)
         return result.attachments, response
 
+    def end_session(self, session: Session) -> Approval | None:
+        """The conversation is over: what its last plan granted ends with it (Claude Code
+        #27160). Plan mode itself is kept, for a resume. Returns a pending approval to answer."""
+        pending = session.pending
+        session.pending = None
+        session.granted_prompts = ()
+        self._save(session)
+        self._record(session, transcripts.decision(session.slug, "session_ended"))
+        return pending
+
     # -- exit and approval ----------------------------------------------------------------
     def exit_as_teammate(
         self,

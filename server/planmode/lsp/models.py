@@ -82,6 +82,10 @@ class ListPlansParams(Params):
     pass
 
 
+class EndSessionParams(Params):
+    pass
+
+
 class NextTurnParams(Params):
     agentId: str | None = None
 

@@ -25,6 +25,8 @@ AGENT_DEFINITIONS = "planMode/agentDefinitions"
 # Ours: plan history (every revision with author, time and reason) and diffs between two.
 LIST_REVISIONS = "planMode/listRevisions"
 REVISION_DIFF = "planMode/revisionDiff"
+# Ours: the agent conversation ended (Claude Code's SessionEnd hook); its grants end with it.
+END_SESSION = "planMode/endSession"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"

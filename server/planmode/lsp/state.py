@@ -11,6 +11,7 @@ from planmode.core import prompts
 from planmode.lsp import protocol
 from planmode.lsp.approval import answer_superseded
 from planmode.lsp.models import (
+    EndSessionParams,
     EnterParams,
     GetStateParams,
     ListPlansParams,
@@ -84,9 +85,19 @@ def list_plans(server: PlanModeServer, params: ListPlansParams) -> dict[str, Any
     return {"plans": server.service.list_plans()}
 
 
+def end_session(server: PlanModeServer, params: EndSessionParams) -> dict[str, Any]:
+    session = server.session_for(params)
+    pending = server.service.end_session(session)
+    if pending is not None:
+        answer_superseded(server, pending, "The session ended before the plan was decided.")
+        server.refresh_code_lenses()
+    return server.publish_state(session)
+
+
 def register(server: PlanModeServer) -> None:
     server.request(protocol.GET_STATE, GetStateParams)(get_state)
     server.request(protocol.SET_MODE, SetModeParams)(set_mode)
     server.request(protocol.ENTER, EnterParams)(enter)
     server.request(protocol.SLASH_COMMAND, SlashCommandParams)(slash_command)
     server.request(protocol.LIST_PLANS, ListPlansParams)(list_plans)
+    server.request(protocol.END_SESSION, EndSessionParams)(end_session)
