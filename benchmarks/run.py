@@ -20,6 +20,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from planmode.demo import editor_capabilities
+
 HERE = Path(__file__).parent
 SERVERS = {
     "planmode": [sys.executable, "-m", "planmode", "lsp", "--log-level", "ERROR"],
@@ -79,16 +81,7 @@ class Client:
         await self.client.start_io(*command, cwd=str(self.root))
         await self.client.initialize_async(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(
-                    workspace=types.WorkspaceClientCapabilities(
-                        apply_edit=True,
-                        configuration=True,
-                        code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
-                    ),
-                    window=types.WindowClientCapabilities(
-                        show_document=types.ShowDocumentClientCapabilities(support=True)
-                    ),
-                ),
+                capabilities=editor_capabilities(),
                 root_uri=self.root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="bench")],
             )

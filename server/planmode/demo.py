@@ -21,6 +21,7 @@ from pygls.lsp.client import LanguageClient
 from planmode.core.edits import EditError, apply_to_disk
 from planmode.lsp import protocol
 from planmode.lsp.edits import to_operations
+from planmode.lsp.server import plain
 
 PLAN = textwrap.dedent(
     """\
@@ -42,16 +43,22 @@ NEW_APP = (
 )
 
 
+def editor_capabilities() -> types.ClientCapabilities:
+    """What an editor like VS Code offers: applies edits, shows documents, refreshes lenses."""
+    return types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True,
+            configuration=True,
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+        ),
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)
+        ),
+    )
+
+
 class DemoFailed(Exception):
     pass
-
-
-def plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 class Demo:
@@ -125,16 +132,7 @@ class Demo:
         await self.client.start_io(sys.executable, "-m", "planmode", "lsp", "--log-level", "ERROR")
         await self.client.initialize_async(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(
-                    workspace=types.WorkspaceClientCapabilities(
-                        apply_edit=True,
-                        configuration=True,
-                        code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
-                    ),
-                    window=types.WindowClientCapabilities(
-                        show_document=types.ShowDocumentClientCapabilities(support=True)
-                    ),
-                ),
+                capabilities=editor_capabilities(),
                 root_uri=self.root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="demo")],
                 initialization_options={"planMode": {"sessionId": "demo"}},

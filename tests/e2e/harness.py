@@ -18,6 +18,7 @@ from pytest_lsp.client import make_test_lsp_client
 
 from planmode.core.edits import EditError, apply_to_disk, simulate, targets
 from planmode.lsp.edits import to_operations
+from planmode.lsp.server import plain
 
 NOTIFICATIONS = (
     "planMode/didChangeState",
@@ -25,15 +26,6 @@ NOTIFICATIONS = (
     "planMode/approvalResolved",
 )
 SERVER = [sys.executable, "-m", "planmode", "lsp", "--log-level", "WARNING"]
-
-
-def plain(value: Any) -> Any:
-    """pygls hands unknown-method payloads over as namedtuples: back to plain JSON."""
-    if hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
 
 
 def capabilities(apply_edit: bool = True, show_document: bool = True) -> types.ClientCapabilities:

@@ -242,7 +242,7 @@ class PlanModeServer(LanguageServer):
             if raw is None:
                 raise to_rpc_error(errors.InvalidParams(f"{command} takes one object argument"))
             try:
-                return parse_params(model, _plain(raw), command)
+                return parse_params(model, plain(raw), command)
             except errors.PlanModeError as exc:
                 raise to_rpc_error(exc) from exc
 
@@ -268,12 +268,12 @@ class PlanModeServer(LanguageServer):
         self.command(command)(run)
 
 
-def _plain(value: Any) -> Any:
-    """Command arguments may arrive as namedtuples (pygls's structuring): back to JSON."""
+def plain(value: Any) -> Any:
+    """pygls hands payloads of methods it does not know over as namedtuples: back to JSON."""
     if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
     return value
 
 
