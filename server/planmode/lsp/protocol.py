@@ -1,7 +1,8 @@
-"""Every wire name of the plan-mode protocol (contract: shared/PROTOCOL.md).
+"""Every wire name of the plan-mode protocol; the contract is ``docs/protocol.md``.
 
 The VS Code client mirrors this module in ``vscode-client/src/protocol.ts``; a test compares
-the two, so a name changed here must change there.
+the two, so a name changed here must change there; ``tests/unit/test_protocol_doc.py`` fails
+when a name here (or a method or command the server registers) is missing from the doc.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ NEXT_TURN = "planMode/nextTurn"
 RESUME = "planMode/resume"
 FORK = "planMode/fork"
 LIST_PLANS = "planMode/listPlans"
-# Ours, beyond the contract's table: the Explore and Plan agent definitions (guide §13).
+# Additions to the original table: the Explore and Plan agent definitions.
 AGENT_DEFINITIONS = "planMode/agentDefinitions"
 # Ours: plan history (every revision with author, time and reason) and diffs between two.
 LIST_REVISIONS = "planMode/listRevisions"
