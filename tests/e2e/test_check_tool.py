@@ -43,6 +43,10 @@ async def test_plan_mode_permission_table(editor: Editor, root: Path) -> None:
     plan.write_text("# Plan\n")
     (root / "plans-link").symlink_to(plans, target_is_directory=True)
     (plans / "notes.md").symlink_to(root / "src" / "app.py")
+    # "x/.." read two ways: the kernel follows x first, a tool normalising text drops it.
+    (plans / "sub").mkdir()
+    (root / "into-plans").symlink_to(plans / "sub", target_is_directory=True)
+    (plans / "out").symlink_to(root / "src", target_is_directory=True)
     agent_plan = plans / f"{plan.stem}-agent-a1.md"
     rows: list[Row] = [
         ("read", "Read", {"file_path": "src/app.py"}, "allow"),
@@ -58,6 +62,8 @@ async def test_plan_mode_permission_table(editor: Editor, root: Path) -> None:
         ("multiedit-plan-dotdot", "MultiEdit", {"file_path": f"src/../{rel}"}, "allow"),
         ("write-plan-symlinked-dir", "Write", {"file_path": f"plans-link/{plan.name}"}, "allow"),
         ("write-other-file", "Write", {"file_path": "src/app.py"}, "deny"),
+        ("write-link-dotdot-in", "Write", {"file_path": f"into-plans/../{plan.name}"}, "deny"),
+        ("edit-link-dotdot-out", "Edit", {"file_path": f"{plans}/out/../{plan.name}"}, "deny"),
         ("edit-other-file", "Edit", {"file_path": str(root / "src" / "app.py")}, "deny"),
         ("write-plans-dir", "Write", {"file_path": str(plans)}, "deny"),
         ("write-trailing-slash", "Write", {"file_path": f"{plan}/"}, "deny"),

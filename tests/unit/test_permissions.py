@@ -154,6 +154,62 @@ def test_a_plan_file_replaced_by_a_symlink_is_not_the_plan(layout: dict[str, Pat
         assert decision.message and decision.message.startswith("Denied by plan mode")
 
 
+@pytest.fixture
+def hops(layout: dict[str, Path]) -> dict[str, Path]:
+    """Directory symlinks that make ``link/..`` mean two places: one into the plans
+    directory from the root, one out of it into src/."""
+    sub = layout["plans"] / "sub"
+    sub.mkdir()
+    (layout["root"] / "into-plans").symlink_to(sub, target_is_directory=True)
+    pkg = layout["root"] / "src" / "pkg"
+    pkg.mkdir()
+    (layout["plans"] / "out").symlink_to(pkg, target_is_directory=True)
+    return layout
+
+
+@pytest.mark.parametrize(
+    ("raw", "lexical", "resolved"),
+    [
+        # The kernel reaches the plan; a tool that drops "x/.." first writes root/<slug>.md.
+        (f"into-plans/../{SLUG}.md", f"{SLUG}.md", f".claude/plans/{SLUG}.md"),
+        # The text names the plan; the kernel writes src/<slug>.md.
+        (f".claude/plans/out/../{SLUG}.md", f".claude/plans/{SLUG}.md", f"src/{SLUG}.md"),
+    ],
+)
+def test_a_path_whose_lexical_and_resolved_readings_differ_is_denied(
+    hops: dict[str, Path], raw: str, lexical: str, resolved: str
+) -> None:
+    root = hops["root"]
+    assert resolve_path(raw, root) == root / resolved
+    for spelling in (raw, str(root / raw)):
+        decision = run(hops, "Write", {"file_path": spelling})
+        assert decision.behavior == "deny", spelling
+        message = str(decision.message)
+        assert message.startswith("Denied by plan mode (only the plan file may be written)")
+        assert f"names {root / lexical} when '..' is removed" in message
+        assert f"but {root / resolved} when its symlinks are followed" in message
+    for tool, given in (
+        ("Edit", {"file_path": raw, "old_string": "a", "new_string": "b"}),
+        ("MultiEdit", {"file_path": raw, "edits": []}),
+    ):
+        assert run(hops, tool, given).behavior == "deny"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        f".claude/plans/../plans/{SLUG}.md",  # ".." without a symlink before it
+        f"plans-link/{SLUG}.md",  # a symlink without ".." after it
+        f"./src/../.claude/plans/{SLUG}.md",
+    ],
+)
+def test_a_path_whose_readings_agree_on_the_plan_is_allowed(
+    hops: dict[str, Path], raw: str
+) -> None:
+    assert run(hops, "Write", {"file_path": raw}).behavior == "allow", raw
+    assert is_plan_file(raw, context(hops)) is True
+
+
 def test_a_plan_file_that_does_not_exist_yet_may_be_created(layout: dict[str, Path]) -> None:
     layout["plan"].unlink()
     assert run(layout, "Write", {"file_path": str(layout["plan"])}).behavior == "allow"

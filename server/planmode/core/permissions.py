@@ -94,14 +94,50 @@ def resolve_path(raw: object, root: Path) -> Path:
         raise UnsafePath(f"{raw!r} cannot be resolved: {exc}") from exc
 
 
-def is_plan_file(raw: object, context: ToolContext) -> bool:
-    """True only for the exact plan file, reached by any spelling, that is not a symlink."""
+def lexical_path(raw: object, root: Path) -> Path:
+    """The path as a tool that normalises text first would open it: relative to the root,
+    ``~`` expanded, ``..`` removed *lexically* (``link/..`` is the directory holding ``link``,
+    wherever ``link`` points), then symlinks followed. Raises :class:`UnsafePath` like
+    :func:`resolve_path`."""
+    resolve_path(raw, root)  # the same refusals
+    assert isinstance(raw, str)
+    normalised = os.path.normpath(root / os.path.expanduser(raw))
     try:
-        target = resolve_path(raw, context.root)
-    except UnsafePath:
-        return False
+        return Path(normalised).resolve()
+    except (OSError, RuntimeError) as exc:
+        raise UnsafePath(f"{raw!r} cannot be resolved: {exc}") from exc
+
+
+def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
+    """Why ``raw`` is not the plan file; None when it is.
+
+    The plan file is written only when the path names it both ways a tool may open it: the
+    kernel's way (symlinks followed, then ``..``) and the lexical way (``..`` removed from the
+    text first, then symlinks followed). ``link/../x`` where ``link`` points elsewhere reaches
+    two different files; such a path is refused even when one of them is the plan file. The
+    plan file itself must not be a symlink.
+    """
+    try:
+        resolved = resolve_path(raw, context.root)
+        lexical = lexical_path(raw, context.root)
+    except UnsafePath as exc:
+        return str(exc)
     plan = context.plan_file
-    return target == plan and not plan.is_symlink() and plan.resolve() == plan
+    if plan.is_symlink() or plan.resolve() != plan:
+        return f"{resolved} (the plan file is a symlink, never written through)"
+    if resolved != lexical and plan in (resolved, lexical):
+        return (
+            f"{raw!r}, which names {lexical} when '..' is removed from the text but {resolved} "
+            "when its symlinks are followed first (a path whose two readings differ is never "
+            "the plan file)"
+        )
+    return None if resolved == plan else str(resolved)
+
+
+def is_plan_file(raw: object, context: ToolContext) -> bool:
+    """True only for the exact plan file, reached by a spelling whose lexical and resolved
+    readings agree (:func:`plan_path_refusal`), that is not a symlink."""
+    return plan_path_refusal(raw, context) is None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -304,12 +340,9 @@ def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolConte
         return allow()
     if tool in EDIT_TOOLS:
         raw = tool_input.get("file_path")
-        if is_plan_file(raw, context):
+        where = plan_path_refusal(raw, context)
+        if where is None:
             return allow()
-        try:
-            where = str(resolve_path(raw, context.root))
-        except UnsafePath as exc:
-            where = str(exc)
         return deny(
             "plan mode (only the plan file may be written)",
             f"{tool} of {where} — while planning, write only {context.plan_file}",
