@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from planmode.core.approval import now_iso
 from planmode.core.jsonl import append_line, read_lines
-from planmode.core.session import STATE_DIR
+from planmode.core.session import STATE_DIR, ensure_state_dir
 
 Author = Literal["agent", "user"]
 
@@ -45,6 +45,7 @@ def _digest(text: str) -> str:
 
 class PlanHistory:
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.directory = root / STATE_DIR / "history"
         # plan file -> (latest id, digest of its text): recording then needs no re-read of
         # a history that may hold many megabytes.
@@ -85,6 +86,7 @@ class PlanHistory:
             self._latest[plan_file] = latest
             return None
         revision = Revision(latest[0] + 1, author, now_iso(), reason, text)
+        ensure_state_dir(self.root)
         append_line(
             self.path(plan_file),
             {

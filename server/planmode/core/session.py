@@ -25,6 +25,26 @@ log = logging.getLogger(__name__)
 
 STATE_DIR = Path(".claude") / "plan-mode"
 FORMAT_VERSION = 1
+# The server's state is not the project's: ignored by git as a whole (plans live elsewhere,
+# under .claude/plans, and stay visible).
+STATE_GITIGNORE = (
+    "# Written by planmode: its sessions, transcripts, history and endpoint are not\n"
+    "# the project's files. Plans live in .claude/plans and are not ignored.\n"
+    "*\n"
+)
+
+
+def ensure_state_dir(root: Path) -> Path:
+    """``<root>/.claude/plan-mode``, created with its ``.gitignore`` when either is missing.
+
+    Every writer under the state directory calls this first, so the directory never exists
+    without the file that keeps it out of the user's ``git status``. A ``.gitignore`` that is
+    there already is left as it is.
+    """
+    directory = root / STATE_DIR
+    if not (directory / ".gitignore").exists():
+        write_atomic(directory / ".gitignore", STATE_GITIGNORE)
+    return directory
 
 
 def is_valid_session_id(session_id: str) -> bool:
@@ -92,6 +112,7 @@ class SessionStore:
     """Reads and writes session files under one workspace's state directory."""
 
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.directory = root / STATE_DIR / "sessions"
 
     def path(self, session_id: str) -> Path:
@@ -115,6 +136,7 @@ class SessionStore:
             raise CorruptSession(session_id, str(exc)) from exc
 
     def save(self, session: Session) -> None:
+        ensure_state_dir(self.root)
         write_atomic(self.path(session.id), json.dumps(session.to_json(), indent=2) + "\n")
 
     def slugs(self) -> dict[str, str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from planmode.core.approval import now_iso
 from planmode.core.jsonl import append_line, read_lines
-from planmode.core.session import STATE_DIR
+from planmode.core.session import STATE_DIR, ensure_state_dir
 
 
 def transcript_path(root: Path, session_id: str) -> Path:
@@ -24,6 +24,7 @@ def transcript_path(root: Path, session_id: str) -> Path:
 
 
 def append_event(root: Path, session_id: str, event: dict[str, Any]) -> None:
+    ensure_state_dir(root)
     append_line(transcript_path(root, session_id), {"timestamp": now_iso(), **event})
 
 

@@ -34,6 +34,7 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
 from planmode import __version__
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
+from planmode.core.session import ensure_state_dir
 from planmode.discovery import discovery_path
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 from planmode.lsp.wire import ResyncingReader
@@ -140,6 +141,7 @@ class AgentEndpoint:
             "serverVersion": __version__,
             "startedAt": now_iso(),
         }
+        ensure_state_dir(self.root)
         # 0600 from the start: the file is never readable by others, not even briefly.
         write_atomic(self.discovery_file, json.dumps(info, indent=2) + "\n", mode=0o600)
         log.info("agent endpoint listening on %s", self.socket_path)
