@@ -254,3 +254,127 @@ async def test_malformed_edit_is_invalid_params(editor: Editor, root: Path) -> N
     assert not plan_path.exists()
     assert (root / "src" / "app.py").read_text() == APP_TEXT
     assert (await editor.state())["mode"] == "plan"
+
+
+def spellings(root: Path, plans: Path) -> dict[str, Path]:
+    """Directory symlinks giving one file several URIs: a symlinked folder, and ``link/..``
+    that the kernel reads as the plans directory but a text normaliser as the root."""
+    (plans / "sub").mkdir(parents=True, exist_ok=True)
+    (root / "plans-link").symlink_to(plans, target_is_directory=True)
+    (root / "into-plans").symlink_to(plans / "sub", target_is_directory=True)
+    return {"link": root / "plans-link", "hop": root / "into-plans"}
+
+
+def raw_uri(path: str) -> str:
+    """A file: URI of ``path`` exactly as spelled, ``..`` kept."""
+    return "file://" + path
+
+
+async def test_the_editor_receives_only_the_canonical_plan_uri(editor: Editor, root: Path) -> None:
+    plan_path = await enter(editor)
+    links = spellings(root, plan_path.parent)
+    await write_plan(editor, plan_path, "# Plan\n\n1. one\n")
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    editor.applied_edits.clear()
+    via_link = raw_uri(f"{links['link']}/{plan_path.name}")
+    via_hop = raw_uri(f"{links['hop']}/../{plan_path.name}")
+    answer = await editor.request(
+        "planMode/applyEdit",
+        {
+            "edit": {
+                "documentChanges": [
+                    {
+                        "textDocument": {"uri": via_link, "version": None},
+                        "edits": [whole_line(2, "1. one, carefully\n")],
+                    },
+                    {
+                        "kind": "rename",
+                        "oldUri": via_hop,
+                        "newUri": via_link,
+                        "options": {"overwrite": True},
+                    },
+                ],
+                "changes": {via_hop: [whole_line(0, "# The plan\n")]},
+            },
+            "label": "Revise",
+        },
+    )
+    assert answer == {"applied": True}
+    [sent] = editor.applied_edits
+    edit = sent["edit"]
+    canonical = plan_path.as_uri()
+    assert edit.document_changes[0].text_document.uri == canonical
+    assert (edit.document_changes[1].old_uri, edit.document_changes[1].new_uri) == (
+        canonical,
+        canonical,
+    )
+    assert list(edit.changes) == [canonical]
+    # Nothing else changed: the edit's content is intact, no file appeared or vanished.
+    assert edit.document_changes[0].edits[0].new_text == "1. one, carefully\n"
+    assert edit.changes[canonical][0].new_text == "# The plan\n"
+    assert plan_path.read_text() == "# Plan\n\n1. one, carefully\n"
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
+    assert not (root / plan_path.name).exists()
+
+
+async def test_outside_plan_mode_renames_are_forwarded_with_both_sides_canonical(
+    editor: Editor, root: Path
+) -> None:
+    (root / "src-link").symlink_to(root / "src", target_is_directory=True)
+    app = root / "src" / "app.py"
+    answer = await editor.request(
+        "planMode/applyEdit",
+        {
+            "edit": {
+                "documentChanges": [
+                    {
+                        "kind": "rename",
+                        "oldUri": raw_uri(f"{root}/src-link/app.py"),
+                        "newUri": raw_uri(f"{root}/src/../src-link/main.py"),
+                    },
+                ]
+            }
+        },
+    )
+    assert answer == {"applied": True}
+    [rename] = editor.applied_edits[0]["edit"].document_changes
+    assert (rename.old_uri, rename.new_uri) == (app.as_uri(), (root / "src" / "main.py").as_uri())
+    assert (root / "src" / "main.py").read_text() == APP_TEXT
+    assert not app.exists()
+
+
+async def test_one_file_under_two_uris_in_changes_is_refused(editor: Editor, root: Path) -> None:
+    (root / "src-link").symlink_to(root / "src", target_is_directory=True)
+    app = root / "src" / "app.py"
+    error = await editor.error(
+        "planMode/applyEdit",
+        {
+            "edit": {
+                "changes": {
+                    app.as_uri(): [whole_line(0, "a = 1\n")],
+                    raw_uri(f"{root}/src-link/app.py"): [whole_line(0, "b = 2\n")],
+                }
+            }
+        },
+    )
+    assert error.code == -32602
+    assert f"names {app} twice" in error.message
+    assert editor.applied_edits == []
+    assert app.read_text() == APP_TEXT
+
+
+async def test_without_apply_edit_support_the_canonical_file_is_written(
+    root: Path, home: Path
+) -> None:
+    caps = harness.capabilities(apply_edit=False)
+    async with running_editor(root, home, init_options={"sessionId": "main"}, caps=caps) as ed:
+        plan_path = await enter(ed)
+        links = spellings(root, plan_path.parent)
+        via_hop = raw_uri(f"{links['hop']}/../{plan_path.name}")
+        answer = await ed.request(
+            "planMode/applyEdit",
+            {"edit": {"documentChanges": [{"kind": "create", "uri": via_hop}]}},
+        )
+        assert answer == {"applied": True}
+        assert plan_path.read_text() == ""
+        assert not (root / plan_path.name).exists()

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
@@ -88,6 +89,51 @@ def to_operations(edit: types.WorkspaceEdit) -> list[edits.Operation]:
     return operations
 
 
+def canonical_uri(uri: str) -> str:
+    """The URI of the file ``uri`` resolves to: the one the plan-mode check judged."""
+    return _path(uri).as_uri()
+
+
+def canonical_edit(edit: types.WorkspaceEdit) -> types.WorkspaceEdit:
+    """``edit`` with every URI replaced by :func:`canonical_uri` (both sides of a rename).
+
+    The editor then applies the edit to exactly the files that were checked: an editor that
+    normalises ``link/../plan.md`` as text, or maps a symlinked folder differently, never
+    receives a spelling that could mean another file. ``changes`` naming one file under two
+    spellings is refused: an editor would apply those lists in an undefined order.
+    """
+    document_changes: list[Any] | None = None
+    if edit.document_changes is not None:
+        document_changes = []
+        for change in edit.document_changes:
+            if isinstance(change, types.TextDocumentEdit):
+                document = attrs.evolve(
+                    change.text_document, uri=canonical_uri(change.text_document.uri)
+                )
+                document_changes.append(attrs.evolve(change, text_document=document))
+            elif isinstance(change, types.RenameFile):
+                document_changes.append(
+                    attrs.evolve(
+                        change,
+                        old_uri=canonical_uri(change.old_uri),
+                        new_uri=canonical_uri(change.new_uri),
+                    )
+                )
+            else:
+                document_changes.append(attrs.evolve(change, uri=canonical_uri(change.uri)))
+    changes: dict[str, Sequence[Any]] | None = None
+    if edit.changes is not None:
+        changes = {}
+        for uri, text_edits in edit.changes.items():
+            canonical = canonical_uri(uri)
+            if canonical in changes:
+                raise InvalidParams(
+                    f"planMode/applyEdit: 'changes' names {_path(uri)} twice, under different URIs"
+                )
+            changes[canonical] = text_edits
+    return attrs.evolve(edit, document_changes=document_changes, changes=changes)
+
+
 def parse_workspace_edit(raw: dict[str, Any]) -> types.WorkspaceEdit:
     try:
         return _converter.structure(raw, types.WorkspaceEdit)
@@ -100,7 +146,8 @@ def parse_workspace_edit(raw: dict[str, Any]) -> types.WorkspaceEdit:
 
 async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[str, Any]:
     session = server.session_for(params)
-    workspace_edit = parse_workspace_edit(params.edit)
+    # Checked, forwarded and written: only the resolved URIs, never the agent's spellings.
+    workspace_edit = canonical_edit(parse_workspace_edit(params.edit))
     operations = to_operations(workspace_edit)
     if not operations:
         raise InvalidParams("planMode/applyEdit: field 'edit' contains no changes")
