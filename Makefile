@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test
+.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test dist
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -31,6 +31,11 @@ vscode: $(NODE_STAMP)
 # code-server into $(CLIENT)/.e2e/ on the first run).
 vscode-test: install vscode
 	cd $(CLIENT) && npm run --silent test:unit && npm run --silent test:e2e
+
+# The wheel and the sdist users install (python -m build: the sdist, then the wheel from it).
+dist: install
+	rm -rf dist
+	$(PY) -m build --outdir dist .
 
 demo: install
 	$(VENV)/bin/planmode demo
@@ -64,5 +69,5 @@ format: install
 	$(VENV)/bin/ruff check --fix server tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build
 	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/planmode.vsix
