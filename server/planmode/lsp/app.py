@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planmode.lsp import (
     approval,
+    codeactions,
     codelens,
     diagnostics,
     edits,
@@ -26,6 +27,7 @@ def create_server() -> PlanModeServer:
         turns,
         approval,
         codelens,
+        codeactions,
         diagnostics,
         edits,
         recovery,
