@@ -24,7 +24,11 @@ $(NODE_STAMP): $(CLIENT)/package.json $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
-vscode: $(NODE_STAMP)
+# The .vsix carries the planmode wheel (server/), which the extension installs into its private
+# environment when no Python with planmode is found.
+vscode: $(NODE_STAMP) install
+	rm -rf $(CLIENT)/server
+	$(PY) -m build --wheel --outdir $(CLIENT)/server . >/dev/null
 	cd $(CLIENT) && npm run --silent build && npm run --silent package
 
 # Unit tests, then real VS Code end to end (scripts/setup-e2e.sh installs Debian packages and
@@ -70,4 +74,4 @@ format: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build
-	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/planmode.vsix
+	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/server $(CLIENT)/planmode.vsix

@@ -1,19 +1,24 @@
 /**
- * The language client's life cycle: start the server from the settings, restart it when
- * `planMode.server.*` changes (stop, dispose, start), and route its notifications.
+ * The language client's life cycle: find the Python that runs the server, start it, restart
+ * it when `planMode.server.*` changes, and route its notifications.
  */
 
 import * as vscode from "vscode";
 import {
+  CloseAction,
+  ErrorAction,
   LanguageClient,
   type LanguageClientOptions,
   type Middleware,
+  RevealOutputChannelOn,
   type ServerOptions,
   State,
 } from "vscode-languageclient/node";
 
 import { rejectCommandArgs } from "./args";
+import { environment, onPythonInterpreterChange, PrivateEnvironment } from "./environment";
 import { COMMAND_REJECT, DID_CHANGE_STATE, SETTINGS_SECTION } from "./protocol";
+import { resolveServer, SOURCE_LABELS, type Found, type Source } from "./resolve";
 import {
   contributedKeys,
   explicitSettings,
@@ -21,13 +26,6 @@ import {
   serverCommand,
 } from "./settings";
 import type { SessionState } from "./state";
-
-export interface ClientEvents {
-  onStarting(): void;
-  onState(state: SessionState): void;
-  onStarted(): void;
-  onStopped(reason: string): void;
-}
 
 /** The feedback box of `Plan Mode: Reject Plan…` and of the `Reject…` lens. */
 export async function askRejectFeedback(): Promise<string | undefined> {
@@ -39,17 +37,73 @@ export async function askRejectFeedback(): Promise<string | undefined> {
   });
 }
 
+/** The Python that runs the server, and where it was found. */
+export interface ServerInfo {
+  python: string;
+  source: Source;
+  version: string;
+}
+
+/** Why the server is not running, and the one action that fixes it. */
+export interface Problem {
+  reason: string;
+  fix: "openSetting" | "createEnvironment" | "restart";
+}
+
+export interface ClientEvents {
+  onStarting(): void;
+  onState(state: SessionState): void;
+  onStarted(server: ServerInfo): void;
+  onProblem(problem: Problem): void;
+}
+
+/** The setting's own entry in the Settings editor (not a search that may hide it). */
+export const PYTHON_PATH_SETTING = `${SETTINGS_SECTION}.server.pythonPath`;
+
+export function openPythonPathSetting(): Thenable<unknown> {
+  return vscode.commands.executeCommand("workbench.action.openSettings", `@id:${PYTHON_PATH_SETTING}`);
+}
+
+const FIX_LABELS: Record<Problem["fix"], string> = {
+  openSetting: "Open Setting",
+  createEnvironment: "Create Environment",
+  restart: "Restart Server",
+};
+
+/** The message of the one notification a problem gets. */
+export function problemMessage(problem: Problem): string {
+  switch (problem.fix) {
+    case "openSetting":
+      return `Plan mode server cannot start: ${problem.reason}. Set ${PYTHON_PATH_SETTING} to a Python with planmode, or clear it to let the extension find or create one.`;
+    case "createEnvironment":
+      return `Plan mode needs a Python environment with planmode (${problem.reason}). Create a private one for this extension now? (python -m venv in VS Code's storage, then pip install planmode)`;
+    case "restart":
+      return `Plan mode server stopped: ${problem.reason}.`;
+  }
+}
+
+/**
+ * The server's life cycle: find a Python with planmode (resolve.ts), start the language
+ * client on it, restart it when `planMode.server.*` changes (stop, dispose, start), and turn
+ * every reason it cannot run into one problem with one fix.
+ */
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly subscriptions: vscode.Disposable[] = [];
   // Serializes start/stop so a settings change during start-up cannot run two servers.
   private queue: Promise<void> = Promise.resolve();
+  private readonly privateEnv: PrivateEnvironment;
+  private problem: Problem | undefined;
+  private current: ServerInfo | undefined;
+  // One notification per problem: a repeated start with the same problem stays quiet.
+  private notified: string | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly events: ClientEvents,
   ) {
+    this.privateEnv = new PrivateEnvironment(context, output);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SETTINGS_SECTION}.server`)) {
@@ -58,6 +112,12 @@ export class ServerController implements vscode.Disposable {
         }
       }),
     );
+    void onPythonInterpreterChange(() => {
+      if (this.current?.source !== "setting") {
+        this.output.appendLine("The Python extension's interpreter changed: looking for the server again.");
+        void this.restart();
+      }
+    }).then((listener) => listener && this.subscriptions.push(listener));
   }
 
   /** The running client, or undefined while stopped. */
@@ -80,6 +140,21 @@ export class ServerController implements vscode.Disposable {
     return this.enqueue(() => this.doStop());
   }
 
+  /** What the status bar and the notification's button do: fix the current problem. */
+  async fix(): Promise<void> {
+    const problem = this.problem;
+    if (problem === undefined) {
+      return this.restart();
+    }
+    if (problem.fix === "openSetting") {
+      await openPythonPathSetting();
+    } else if (problem.fix === "createEnvironment") {
+      await this.setUpPrivateEnvironment();
+    } else {
+      await this.restart();
+    }
+  }
+
   dispose(): void {
     for (const subscription of this.subscriptions) {
       subscription.dispose();
@@ -91,52 +166,115 @@ export class ServerController implements vscode.Disposable {
     return this.queue;
   }
 
+  private setUpPrivateEnvironment(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      try {
+        await this.privateEnv.create();
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.output.appendLine(`Creating the private environment failed: ${reason}`);
+        this.report({ reason: `creating the private environment failed: ${reason}`, fix: "createEnvironment" }, true);
+        return;
+      }
+      await this.doStart();
+    });
+  }
+
+  private report(problem: Problem, notify: boolean): void {
+    this.problem = problem;
+    this.current = undefined;
+    this.events.onProblem(problem);
+    const key = `${problem.fix}:${problem.reason}`;
+    if (!notify || this.notified === key) {
+      return;
+    }
+    this.notified = key;
+    const show = problem.fix === "createEnvironment" ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
+    void show(problemMessage(problem), FIX_LABELS[problem.fix], "Show Log").then((choice) => {
+      if (choice === FIX_LABELS[problem.fix]) {
+        void this.fix();
+      } else if (choice === "Show Log") {
+        this.output.show();
+      }
+    });
+  }
+
   private async doStart(): Promise<void> {
     this.events.onStarting();
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const { command, args } = serverCommand(
-      config.get("server.pythonPath"),
-      config.get("server.args"),
-    );
+    const setting = config.get<string>("server.pythonPath")?.trim() || undefined;
+    this.output.appendLine("Looking for a Python with planmode:");
+    let resolution = await resolveServer(environment(setting, this.privateEnv));
+    for (const line of resolution.tried) this.output.appendLine(`  ${line}`);
+    if (resolution.kind === "needsEnvironment" && resolution.update) {
+      // Consent was given when the environment was created: bring it to the bundled version.
+      this.output.appendLine(`Updating the private environment: ${resolution.reason}.`);
+      try {
+        await this.privateEnv.create();
+        resolution = await resolveServer(environment(setting, this.privateEnv));
+      } catch (error) {
+        this.output.appendLine(`Updating failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (resolution.kind === "settingBroken") {
+      this.report({ reason: resolution.reason, fix: "openSetting" }, true);
+      return;
+    }
+    if (resolution.kind === "needsEnvironment") {
+      this.report({ reason: resolution.reason, fix: "createEnvironment" }, true);
+      return;
+    }
+    await this.startClient(resolution);
+  }
+
+  private async startClient(found: Found): Promise<void> {
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const { command, args } = serverCommand(found.python, config.get("server.args"));
     // No `transport`: with TransportKind.stdio the client would append `--stdio` to args.
     const serverOptions: ServerOptions = { command, args };
+    let stopReason: string | undefined;
     const clientOptions: LanguageClientOptions = {
       // Plan files are Markdown; the server needs their open (unsaved) text and gives lenses.
       documentSelector: [{ scheme: "file", pattern: "**/*.md" }],
       outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: initializationOptions(this.currentSettings()),
       synchronize: { configurationSection: SETTINGS_SECTION },
       middleware: this.middleware(),
+      // A server that dies is not restarted in a loop: the user gets one notification
+      // (report) with the button that restarts it.
+      initializationFailedHandler: () => false,
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue, handled: true }),
+        closed: () => {
+          stopReason ??= "the server process exited";
+          return { action: CloseAction.DoNotRestart, handled: true };
+        },
+      },
     };
-    this.output.appendLine(`Starting the plan mode server: ${[command, ...args].join(" ")}`);
+    const info: ServerInfo = { python: found.python, source: found.source, version: found.version };
+    this.output.appendLine(
+      `Starting the plan mode server (planmode ${found.version}, ${SOURCE_LABELS[found.source]}): ${[command, ...args].join(" ")}`,
+    );
     const client = new LanguageClient("planMode", "Plan Mode", serverOptions, clientOptions);
     client.onNotification(DID_CHANGE_STATE, (state: SessionState) => this.events.onState(state));
     client.onDidChangeState((change) => {
-      if (change.newState === State.Stopped && this.client === client) {
-        this.events.onStopped("the server exited");
+      if (change.newState === State.Stopped && this.client === client && this.current !== undefined) {
+        this.report({ reason: stopReason ?? "the server exited", fix: "restart" }, true);
       }
     });
     this.client = client;
     try {
       await client.start();
-      this.events.onStarted();
+      this.problem = undefined;
+      this.notified = undefined;
+      this.current = info;
+      this.events.onStarted(info);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`The plan mode server did not start: ${reason}`);
-      this.events.onStopped(reason);
-      void vscode.window
-        .showErrorMessage(
-          `Plan mode server did not start (${command}). Check planMode.server.pythonPath.`,
-          "Open Settings",
-          "Show Log",
-        )
-        .then((choice) => {
-          if (choice === "Open Settings") {
-            void vscode.commands.executeCommand("workbench.action.openSettings", "planMode.server");
-          } else if (choice === "Show Log") {
-            this.output.show();
-          }
-        });
+      this.report({ reason: `it did not start (${reason}); its log has the details`, fix: "restart" }, true);
     }
   }
 

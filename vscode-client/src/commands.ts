@@ -16,4 +16,5 @@ export const COMMANDS = {
   reviewPlan: "planMode.client.reviewPlan",
   showOutput: "planMode.client.showOutput",
   restart: "planMode.client.restartServer",
+  fixServer: "planMode.client.setUpServer",
 } as const;

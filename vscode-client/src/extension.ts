@@ -11,12 +11,14 @@ import { COMMANDS } from "./commands";
 import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
 import { SessionTracker, type SessionState } from "./state";
-import { MODES, modePickItems, statusView, stoppedView, type StatusView } from "./status";
+import { SOURCE_LABELS } from "./resolve";
+import { MODES, modePickItems, problemView, serverLine, statusView, type StatusView } from "./status";
 
 const STATUS_COMMAND: Record<StatusView["action"], string> = {
   pickMode: COMMANDS.pickMode,
   reviewPlan: COMMANDS.reviewPlan,
   showOutput: COMMANDS.showOutput,
+  fixServer: COMMANDS.fixServer,
 };
 
 let controller: ServerController | undefined;
@@ -36,26 +38,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status.show();
   };
   render(statusView(undefined));
+  // Which Python runs the server: every tooltip says it once the server runs.
+  let serverInfo: string | undefined;
+  const view = (state: SessionState | undefined) => statusView(state, serverInfo);
 
   controller = new ServerController(context, output, {
     onStarting() {
       // A new server: what the old one said (a plan under review included) is gone with it.
       sessions.clear();
-      render(statusView(undefined));
+      serverInfo = undefined;
+      render(view(undefined));
     },
     onState(state) {
       sessions.update(state);
       if (state.pendingApproval !== null) {
         submitted.remember(state.pendingApproval);
       }
-      render(statusView(sessions.current()));
+      render(view(sessions.current()));
     },
-    onStarted() {
-      render(statusView(sessions.current()));
+    onStarted(info) {
+      serverInfo = serverLine({ ...info, sourceLabel: SOURCE_LABELS[info.source] });
+      output.appendLine(serverInfo);
+      render(view(sessions.current()));
     },
-    onStopped(reason) {
+    onProblem(problem) {
       sessions.clear();
-      render(stoppedView(reason));
+      serverInfo = undefined;
+      render(problemView(problem));
     },
   });
   const server = controller;
@@ -105,7 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const result = await request<{ message: string; state: SessionState }>(ENTER, {});
       if (result !== undefined) {
         sessions.update(result.state);
-        render(statusView(sessions.current()));
+        render(view(sessions.current()));
       }
     }),
     vscode.commands.registerCommand(COMMANDS.showPlan, async () => {
@@ -153,11 +162,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const state = await request<SessionState>(SET_MODE, setModeParams(picked.mode, current?.sessionId));
       if (state !== undefined) {
         sessions.update(state);
-        render(statusView(sessions.current()));
+        render(view(sessions.current()));
       }
     }),
     vscode.commands.registerCommand(COMMANDS.showOutput, () => output.show()),
     vscode.commands.registerCommand(COMMANDS.restart, () => server.restart()),
+    vscode.commands.registerCommand(COMMANDS.fixServer, () => server.fix()),
   );
 
   await controller.start();

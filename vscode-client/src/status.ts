@@ -37,8 +37,11 @@ export const MODES: Readonly<Record<PermissionMode, ModeInfo>> = {
   },
 };
 
-/** The command the status bar item runs: switch mode, or show the plan under review. */
-export type StatusAction = "pickMode" | "reviewPlan" | "showOutput";
+/**
+ * The command the status bar item runs: switch mode, show the plan under review, show the
+ * log, or fix what keeps the server from running (the same fix its notification offers).
+ */
+export type StatusAction = "pickMode" | "reviewPlan" | "showOutput" | "fixServer";
 
 export interface StatusView {
   text: string;
@@ -48,7 +51,16 @@ export interface StatusView {
   warning: boolean;
 }
 
-export function statusView(state: SessionState | undefined): StatusView {
+/**
+ * `server` is the line that says which Python runs the server (see serverLine), added to every
+ * tooltip once the server runs.
+ */
+export function statusView(state: SessionState | undefined, server?: string): StatusView {
+  const view = sessionView(state);
+  return server === undefined ? view : { ...view, tooltip: `${view.tooltip}\n\n${server}` };
+}
+
+function sessionView(state: SessionState | undefined): StatusView {
   if (state === undefined) {
     return {
       text: "$(sync~spin) Plan mode",
@@ -74,12 +86,25 @@ export function statusView(state: SessionState | undefined): StatusView {
   };
 }
 
-/** The status bar when the server is not running. */
-export function stoppedView(reason: string): StatusView {
+/** Which Python runs the server and why that one: for tooltips and the output channel. */
+export function serverLine(server: { python: string; version: string; sourceLabel: string }): string {
+  return `Server: planmode ${server.version} in ${server.python} (${server.sourceLabel})`;
+}
+
+/** What clicking the item does about a problem, in the words of its tooltip. */
+const FIX_WORDS = {
+  openSetting: "open the setting",
+  createEnvironment: "create a private Python environment with planmode",
+  restart: "restart the server",
+} as const;
+
+/** The status bar when the server cannot run: why, and a click that fixes it. */
+export function problemView(problem: { reason: string; fix: keyof typeof FIX_WORDS }): StatusView {
+  const setup = problem.fix === "createEnvironment";
   return {
-    text: "$(error) Plan mode",
-    tooltip: `Plan mode server is not running: ${reason}. Click for its log.`,
-    action: "showOutput",
+    text: setup ? "$(cloud-download) Plan mode: set up" : "$(error) Plan mode",
+    tooltip: `Plan mode server is not running: ${problem.reason}. Click to ${FIX_WORDS[problem.fix]}.`,
+    action: "fixServer",
     warning: true,
   };
 }

@@ -1,6 +1,9 @@
-// End to end in real VS Code: the agent plans over the server's agent endpoint, the user
-// reviews in the editor — rejects with feedback through the Reject… lens, edits the plan in
-// place, approves through the lens — and switches mode from the status bar.
+// End to end in real VS Code, as a new user gets it: a clean profile with no settings and no
+// planmode on PATH; the extension asks once to create its private environment and starts the
+// server there. Then the agent plans over the server's agent endpoint, the user reviews in the
+// editor — rejects with feedback through the Reject… lens, edits the plan in place, approves
+// through the lens — and switches mode from the status bar; a broken pythonPath setting gets
+// one notification whose button opens that setting.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,7 +12,7 @@ import { after, before, test, type TestContext } from "node:test";
 import type { Page } from "playwright-core";
 
 import { AgentConnection } from "./agent";
-import { openEditor, PYTHON, type Editor } from "./codeServer";
+import { openEditor, type Editor } from "./codeServer";
 
 interface State {
   mode: string;
@@ -73,7 +76,7 @@ function step(name: string, body: (page: Page) => Promise<void>): void {
 
 before(async () => {
   editor = await openEditor(
-    { "planMode.server.pythonPath": PYTHON },
+    {},
     { "src/app.py": 'print("Hello, world!")\n', "README.md": "# Demo workspace\n" },
   );
 });
@@ -83,8 +86,36 @@ after(async () => {
   await editor?.close();
 });
 
-step("the extension starts the server and shows the default mode", async (page) => {
-  await statusItem(page, "Default").waitFor({ timeout: 60_000 });
+function toast(page: Page, text: string | RegExp) {
+  return page.locator(".notifications-toasts .notification-toast", { hasText: text });
+}
+
+step("with no Python that has planmode, one notification offers the private environment", async (page) => {
+  const offer = toast(page, "Plan mode needs a Python environment with planmode");
+  await offer.waitFor({ timeout: 60_000 });
+  await statusItem(page, "Plan mode: set up").waitFor({ timeout: 15_000 });
+  assert.match(await offer.innerText(), /python3 has no planmode/);
+  // One notification, not a pile of them.
+  assert.equal(await page.locator(".notifications-toasts .notification-toast").count(), 1);
+  const create = offer.getByRole("button", { name: "Create Environment" });
+  await create.waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(600); // the toast's slide-in, for the screenshot
+  await editor.screenshot("0-consent");
+  await create.click();
+});
+
+step("after that one click the server runs from the private environment", async (page) => {
+  await statusItem(page, "Default").waitFor({ timeout: 240_000 });
+  assert.match(
+    editor.clientLog(),
+    /Server: planmode \S+ in \S+server-env\/bin\/python \(the extension's private environment\)/,
+  );
+  assert.equal(await toast(page, /Plan mode server|did not start/).count(), 0);
+  // The status bar's tooltip says which Python runs the server, and why that one.
+  await statusItem(page, "Default").hover();
+  await page.getByText(/Server: planmode \S+ in .*\(the extension's private environment\)/).first().waitFor({ timeout: 10_000 });
+  await editor.screenshot("0b-server-tooltip");
+  await page.mouse.move(640, 300);
 });
 
 step("the agent connects to the endpoint and enters plan mode: the status bar follows", async (page) => {
@@ -186,4 +217,19 @@ step("changing planMode.server.* restarts the server (stop, dispose, start)", as
   // (such as a command registered twice) stopped the client.
   await statusItem(page, "Default").waitFor({ timeout: 20_000 });
   assert.doesNotMatch(editor.clientLog(), /already exists|crashed/);
+});
+
+step("a pythonPath without planmode: one notification, and its button opens that setting", async (page) => {
+  writeFileSync(
+    join(editor.workspace, ".vscode/settings.json"),
+    JSON.stringify({ "planMode.server.pythonPath": "/nonexistent/bin/python" }),
+  );
+  const problem = toast(page, "Plan mode server cannot start: /nonexistent/bin/python was not found");
+  await problem.waitFor({ timeout: 30_000 });
+  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+  await problem.getByRole("button", { name: "Open Setting" }).click();
+  const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Python Path" });
+  await setting.first().waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator(".settings-editor .setting-item-contents").count(), 1);
+  await editor.screenshot("5-open-setting");
 });

@@ -20,7 +20,6 @@ export function repoRoot(): string {
 }
 
 export const CLIENT = join(repoRoot(), "vscode-client");
-export const PYTHON = join(repoRoot(), ".venv/bin/python");
 export const VSIX = join(CLIENT, "planmode.vsix");
 /** Where scripts/setup-e2e.sh installed code-server (a per-user cache, shared by clones). */
 const CACHE =
@@ -66,13 +65,13 @@ export interface Editor {
 
 /**
  * Starts code-server on a fresh workspace with its own user data, extensions and XDG dirs
- * (nothing lands in $HOME), installs the .vsix, and opens the workspace in Chromium.
+ * (nothing lands in $HOME), installs the .vsix, and opens the workspace in Chromium. The
+ * profile is clean: only `settings` are set, and PATH holds nothing of the checkout.
  */
 export async function openEditor(settings: Record<string, unknown>, files: Record<string, string> = {}): Promise<Editor> {
   for (const [what, path] of [
     ["the packaged extension (npm run package)", VSIX],
     ["code-server (scripts/setup-e2e.sh)", CODE_SERVER],
-    ["the server's virtualenv (make install)", PYTHON],
   ]) {
     if (!existsSync(path)) throw new Error(`missing ${what}: ${path}`);
   }
@@ -95,8 +94,16 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     ...settings,
   };
   writeFileSync(settingsFile, JSON.stringify(userSettings, null, 2));
+  // A user's machine: nothing from the checkout on PATH (no planmode there), no virtualenv.
+  const { VIRTUAL_ENV: _venv, PYTHONPATH: _path, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
+    PATH: (process.env.PATH ?? "")
+      .split(":")
+      .filter((dir) => !dir.startsWith(repoRoot()))
+      .join(":"),
+    // The private environment's pip downloads are cached with the rest of the e2e cache.
+    PIP_CACHE_DIR: join(CACHE, "pip"),
     XDG_CONFIG_HOME: join(base, "xdg/config"),
     XDG_DATA_HOME: join(base, "xdg/data"),
     XDG_CACHE_HOME: join(base, "xdg/cache"),

@@ -25,8 +25,18 @@ test("the server starts with python3 -m planmode lsp unless configured", () => {
 });
 
 test("the manifest's defaults for the server command match the code's", () => {
-  assert.equal(properties["planMode.server.pythonPath"].default, "python3");
+  // Empty: the extension finds (or creates) the Python itself (src/resolve.ts).
+  assert.equal(properties["planMode.server.pythonPath"].default, "");
   assert.deepEqual(properties["planMode.server.args"].default, ["-m", "planmode", "lsp"]);
+});
+
+test("the server settings show on the Settings editor's User tab, and untrusted workspaces cannot set them", () => {
+  // machine-overridable settings are hidden from the User tab of a remote window (code-server).
+  const server = ["planMode.server.pythonPath", "planMode.server.args"];
+  for (const key of server) {
+    assert.equal((properties[key] as { scope?: string }).scope, "window", key);
+  }
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, server);
 });
 
 test("only values the user set are sent, most specific scope first, never server.*", () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { PERMISSION_MODES } from "../../src/state";
-import { modePickItems, statusView, stoppedView } from "../../src/status";
+import { modePickItems, problemView, serverLine, statusView } from "../../src/status";
 import { makeApproval, makeState } from "./helpers";
 
 test("the status bar names each mode with its icon and switches mode on click", () => {
@@ -29,11 +29,25 @@ test("a pending approval says the plan is ready and opens it on click", () => {
   assert.match(view.tooltip, /bold-eagle\.md/);
 });
 
-test("before the first state and after a stop the item leads to the log", () => {
+test("before the first state the item leads to the log", () => {
   assert.equal(statusView(undefined).action, "showOutput");
-  const stopped = stoppedView("spawn python3 ENOENT");
-  assert.equal(stopped.action, "showOutput");
-  assert.match(stopped.tooltip, /ENOENT/);
+});
+
+test("a server that cannot run: the tooltip says why and the click runs the fix", () => {
+  const setup = problemView({ reason: "python3 has no planmode", fix: "createEnvironment" });
+  assert.equal(setup.action, "fixServer");
+  assert.equal(setup.text, "$(cloud-download) Plan mode: set up");
+  assert.match(setup.tooltip, /python3 has no planmode\. Click to create a private Python environment/);
+  const setting = problemView({ reason: "/opt/py has no planmode", fix: "openSetting" });
+  assert.match(setting.tooltip, /Click to open the setting\./);
+  assert.equal(problemView({ reason: "the server exited", fix: "restart" }).action, "fixServer");
+});
+
+test("once the server runs, every tooltip says which Python runs it and why that one", () => {
+  const line = serverLine({ python: "/s/env/bin/python", version: "0.1.0", sourceLabel: "the extension's private environment" });
+  assert.equal(line, "Server: planmode 0.1.0 in /s/env/bin/python (the extension's private environment)");
+  assert.ok(statusView(makeState(), line).tooltip.endsWith(line));
+  assert.ok(statusView(makeState({ pendingApproval: makeApproval() }), line).tooltip.endsWith(line));
 });
 
 test("an unknown mode from a newer server is shown, not dropped", () => {
