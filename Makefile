@@ -47,9 +47,11 @@ demo: install
 test: install editors lint typecheck vscode-test
 	$(PY) -m pytest -q
 
-# Real editors the end-to-end tests drive (Debian packages; installed once, as root in CI).
+# Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
+# packages; installed once, as root in CI).
 editors:
 	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
+	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
 # Speed against a bare pygls server, in one run (not part of make test).
 bench: install

@@ -97,6 +97,14 @@ def _state_text(state: dict[str, Any]) -> str:
         lines.append(f"pending approval: {pending['approvalId']}")
     for grant in state.get("grantedPrompts") or []:
         lines.append(f"granted: {grant['tool']} “{grant['prompt']}”")
+    sandbox = state.get("sandbox")
+    if isinstance(sandbox, dict):
+        required = (
+            " — Bash denied while planning (requireSandbox)"
+            if (sandbox.get("required") and not sandbox.get("mechanism"))
+            else ""
+        )
+        lines.append(f"planning Bash: {sandbox.get('status')} ({sandbox.get('detail')}){required}")
     return "\n".join(lines)
 
 
@@ -149,6 +157,9 @@ def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
             _params(args, tool=args.tool, input=tool_input, agentId=args.agent),
         )
         message = f": {result['message']}" if result.get("message") else ""
+        sandbox = result.get("sandbox")
+        if isinstance(sandbox, dict):
+            message += f"\nrun it sandboxed ({sandbox['mechanism']}): {sandbox['command']}"
         _show(args, result, f"{result['behavior']}{message}")
         return {"allow": EXIT_OK, "deny": EXIT_DENY}.get(result["behavior"], EXIT_ASK)
     elif args.verb == "plans":

@@ -38,11 +38,16 @@ PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "G
 class Decision:
     behavior: Behavior
     message: str | None = None
+    # An allowed planning Bash command: how to run it inside the OS sandbox
+    # ({mechanism, argv, command}; docs/sandbox.md).
+    sandbox: Mapping[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"behavior": self.behavior}
         if self.message is not None:
             wire["message"] = self.message
+        if self.sandbox is not None:
+            wire["sandbox"] = dict(self.sandbox)
         return wire
 
 

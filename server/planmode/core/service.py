@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +40,7 @@ from planmode.core.history import PlanHistory
 from planmode.core.modes import AutoModeSettings, PermissionMode
 from planmode.core.session import CorruptSession, Session, SessionStore, is_valid_session_id
 from planmode.core.settings import Settings
+from planmode.sandbox import probe as sandbox_probe
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +255,10 @@ class PlanModeService:
             "autoModeActive": session.modes.auto_mode_active,
             "pendingApproval": session.pending.to_wire() if session.pending else None,
             "grantedPrompts": [p.to_wire() for p in session.granted_prompts],
+            "sandbox": {
+                **self.sandbox.to_wire(),
+                "required": self.settings.requireSandbox,
+            },
         }
 
     def set_mode(self, session: Session, mode: PermissionMode) -> tuple[str, ...]:
@@ -341,8 +346,11 @@ class PlanModeService:
         tool: str,
         tool_input: dict[str, Any],
         agent_id: str | None = None,
+        hide: Sequence[str] = (),
     ) -> permissions.Decision:
-        """``planMode/checkTool``: the permission table for this session (contract §6)."""
+        """``planMode/checkTool``: the permission table for this session (contract §6). An
+        allowed Bash command while planning also says how to run it in the OS sandbox
+        (``hide``: directories the sandbox covers, the agent endpoint's)."""
         rules = self.settings.permissions
         context = permissions.ToolContext(
             mode=session.modes.mode,
@@ -356,7 +364,31 @@ class PlanModeService:
             ask_rules=tuple(rules.ask),
             granted_prompts=session.granted_prompts,
         )
-        return permissions.decide(tool, tool_input, context)
+        decision = permissions.decide(tool, tool_input, context)
+        if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
+            return self._sandboxed(decision, str(tool_input.get("command")), hide)
+        return decision
+
+    @property
+    def sandbox(self) -> sandbox_probe.Availability:
+        """The OS sandbox planning Bash runs in (found once per process; docs/sandbox.md)."""
+        return sandbox_probe.detect_once()
+
+    def _sandboxed(
+        self, decision: permissions.Decision, command: str, hide: Sequence[str]
+    ) -> permissions.Decision:
+        """An allowed planning Bash command carries how to run it in the sandbox; without
+        one, ``requireSandbox`` turns the allow into a deny."""
+        available = self.sandbox
+        wrapped = available.wrap(command, hide)
+        if wrapped is not None:
+            return replace(decision, sandbox=wrapped.to_wire())
+        if self.settings.requireSandbox:
+            return permissions.deny(
+                "requireSandbox",
+                f"no OS sandbox works here ({available.detail}), so Bash is denied while planning",
+            )
+        return decision
 
     # -- turns ----------------------------------------------------------------------------
     def workflow_options(self) -> workflow.WorkflowOptions:

@@ -52,6 +52,8 @@ class Settings(BaseModel):
     channelsActive: bool = False
     teammate: Teammate | None = None
     permissions: PermissionRules = Field(default_factory=PermissionRules)
+    # Deny Bash while planning where no OS sandbox works (docs/sandbox.md).
+    requireSandbox: bool = False
 
 
 # The keys Claude Code itself keeps in its settings files that mean something here.

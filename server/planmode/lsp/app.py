@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from planmode.lsp import (
     approval,
-    codeactions,
     codelens,
     diagnostics,
     edits,
@@ -15,11 +14,11 @@ from planmode.lsp import (
     tools,
     turns,
 )
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import PlanModeServer
 
 
-def create_server(protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> PlanModeServer:
-    server = PlanModeServer(protocol_cls)
+def create_server() -> PlanModeServer:
+    server = PlanModeServer()
     for feature in (
         settings,
         state,
@@ -27,7 +26,6 @@ def create_server(protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> Pl
         turns,
         approval,
         codelens,
-        codeactions,
         diagnostics,
         edits,
         recovery,

@@ -123,8 +123,7 @@ P = TypeVar("P", bound=BaseModel)
 
 def parse_params(model: type[P], raw: object, method: str) -> P:
     """Validate ``raw`` as ``model``; the first problem becomes a sentence naming the field."""
-    # JSON-RPC by-position params with no arguments are no params (Neovim 0.7 sends `[]`).
-    if raw is None or raw == []:
+    if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         raise InvalidParams(f"{method}: params must be an object, got {type(raw).__name__}")

@@ -11,7 +11,11 @@ from planmode.lsp.server import PlanModeServer
 
 def check_tool(server: PlanModeServer, params: CheckToolParams) -> dict[str, Any]:
     session = server.session_for(params)
-    decision = server.service.check_tool(session, params.tool, params.input, params.agentId)
+    endpoint = server.endpoint
+    hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
+    decision = server.service.check_tool(
+        session, params.tool, params.input, params.agentId, hide=hide
+    )
     return decision.to_wire()
 
 
