@@ -321,7 +321,7 @@ def reanchor(comments: Iterable[Comment], text: str) -> list[Comment]:
             continue
         candidates = by_quote.get(anchor.quote, [])
         same = [b for b in candidates if b.heading_path == anchor.heading_path]
-        chosen = (same or candidates or [None])[0]
+        chosen = (same or candidates)[0] if candidates else None
         if chosen is None:
             result.append(replace(comment, outdated=True))
         else:
@@ -342,8 +342,8 @@ def live_and_earlier(
     before = {c.text: c for c in delivered}
     marked = []
     for comment in live:
-        earlier = before.get(comment.text)
-        changed = earlier is not None and earlier.anchor.quote != comment.anchor.quote
+        sent = before.get(comment.text)
+        changed = sent is not None and sent.anchor.quote != comment.anchor.quote
         marked.append(replace(comment, outdated=changed) if changed else comment)
     written = {c.text for c in live}
     earlier = reanchor([c for c in delivered if c.text not in written], strip_comments(text))
