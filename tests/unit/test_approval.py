@@ -171,6 +171,8 @@ def test_exit_result_wire_shape() -> None:
         "grantedPrompts",
         "feedback",
         "requestId",
+        "remark",
+        "comments",
         "toolResult",
     }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from planmode.core import prompts
+from planmode.core.comments import Comment, render
 from planmode.core.linediff import opcodes
 from planmode.core.modes import PermissionMode
 
@@ -123,6 +124,10 @@ class ExitResult:
     granted_prompts: tuple[AllowedPrompt, ...] = ()
     feedback: str | None = None
     request_id: str | None = None
+    # The user's review comments (docs: README "Reviewing with comments"): on a rejection the
+    # feedback, on an approval notes; ``remark`` is the overall feedback typed at rejection.
+    comments: tuple[Comment, ...] = ()
+    remark: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -136,39 +141,69 @@ class ExitResult:
             "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
             "feedback": self.feedback,
             "requestId": self.request_id,
+            "remark": self.remark,
+            "comments": [c.to_wire() for c in self.comments],
             "toolResult": self.tool_result,
         }
 
 
+def comments_text(comments: tuple[Comment, ...]) -> str | None:
+    """The comments as the agent reads them, introduced; None when there are none."""
+    if not comments:
+        return None
+    return f"{prompts.COMMENTS_INTRO}\n{render(comments)}"
+
+
 def approved_exit(
-    approval: Approval, approved_plan: str | None, restored_mode: PermissionMode | None
+    approval: Approval,
+    approved_plan: str | None,
+    restored_mode: PermissionMode | None,
+    notes: tuple[Comment, ...] = (),
+    submitted_plan: str | None = None,
 ) -> ExitResult:
-    """The agent's result when ``approved_plan`` (the file at approval time) is approved."""
+    """The agent's result when ``approved_plan`` (the file at approval time, without review
+    comments) is approved; ``notes`` are the comments the user approved it with, and
+    ``submitted_plan`` the submission without comments (default: as submitted)."""
     current = approved_plan or ""
-    user_edited = current != approval.submitted_plan
+    submitted = approval.submitted_plan if submitted_plan is None else submitted_plan
+    user_edited = current != submitted
     edited = approval.plan_given or user_edited
     path = str(approval.plan_file_path)
     plan = approved_plan if approved_plan is not None and approved_plan.strip() else None
+    tool_result = prompts.exit_tool_result(plan, path, approval.agent_id is not None, edited)
+    noted = comments_text(notes)
+    if noted is not None:
+        tool_result += f"\n\n{prompts.NOTES_HEADING}\n{noted}"
     return ExitResult(
         outcome="approved",
         file_path=path,
         plan=plan,
         is_agent=approval.agent_id is not None,
         plan_was_edited=edited,
-        user_edits_diff=edits_diff(approval.submitted_plan, current, path),
+        user_edits_diff=edits_diff(submitted, current, path),
         restored_mode=restored_mode,
         granted_prompts=approval.allowed_prompts,
-        tool_result=prompts.exit_tool_result(plan, path, approval.agent_id is not None, edited),
+        tool_result=tool_result,
+        comments=notes,
     )
 
 
-def rejected_exit(approval: Approval, feedback: str | None) -> ExitResult:
+def rejected_exit(
+    approval: Approval, feedback: str | None, comments: tuple[Comment, ...] = ()
+) -> ExitResult:
+    """The agent's result of a rejection: ``feedback`` (the overall remark) and the
+    ``comments``, rendered together into the ``feedback`` text the agent reads."""
     path = str(approval.plan_file_path)
+    remark = feedback.strip() if feedback and feedback.strip() else None
+    parts = [part for part in (remark, comments_text(comments)) if part]
+    text = "\n\n".join(parts) if comments else feedback
     return ExitResult(
         outcome="rejected",
         file_path=path,
         plan=approval.submitted_plan or None,
         is_agent=approval.agent_id is not None,
-        feedback=feedback,
-        tool_result=prompts.rejected_result(path, feedback),
+        feedback=text,
+        tool_result=prompts.rejected_result(path, text),
+        comments=comments,
+        remark=feedback,
     )

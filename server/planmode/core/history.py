@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from planmode.core.approval import now_iso
+from planmode.core.comments import Comment
 from planmode.core.jsonl import append_line, read_lines
 from planmode.core.session import STATE_DIR, ensure_state_dir
 
@@ -27,9 +29,11 @@ class Revision:
     time: str
     reason: str
     text: str
+    # The review comments the user decided with (a rejection's feedback, an approval's notes).
+    comments: tuple[Comment, ...] = ()
 
     def summary(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "id": self.id,
             "author": self.author,
             "time": self.time,
@@ -37,6 +41,9 @@ class Revision:
             "sizeBytes": len(self.text.encode("utf-8")),
             "lines": len(self.text.splitlines()),
         }
+        if self.comments:
+            found["comments"] = [c.to_wire() for c in self.comments]
+        return found
 
 
 def _digest(text: str) -> str:
@@ -65,9 +72,10 @@ class PlanHistory:
                         str(line.get("time", "")),
                         str(line.get("reason", "")),
                         str(line["text"]),
+                        tuple(Comment.from_wire(c) for c in line.get("comments") or ()),
                     )
                 )
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, AttributeError):
                 continue
         return found
 
@@ -75,29 +83,37 @@ class PlanHistory:
         revisions = self.revisions(plan_file)
         return revisions[-1] if revisions else None
 
-    def record(self, plan_file: Path, text: str, author: Author, reason: str) -> Revision | None:
-        """Keep ``text`` as a new revision, unless it is what the latest one already holds."""
+    def record(
+        self,
+        plan_file: Path,
+        text: str,
+        author: Author,
+        reason: str,
+        comments: Sequence[Comment] = (),
+    ) -> Revision | None:
+        """Keep ``text`` as a new revision, unless it is what the latest one already holds
+        (a decision with review comments is always kept: the comments are news)."""
         latest = self._latest.get(plan_file)
         if latest is None:
             revisions = self.revisions(plan_file)
             latest = (revisions[-1].id, _digest(revisions[-1].text)) if revisions else (0, "")
         digest = _digest(text)
-        if latest[0] and latest[1] == digest:
+        if latest[0] and latest[1] == digest and not comments:
             self._latest[plan_file] = latest
             return None
-        revision = Revision(latest[0] + 1, author, now_iso(), reason, text)
+        revision = Revision(latest[0] + 1, author, now_iso(), reason, text, tuple(comments))
+        line: dict[str, Any] = {
+            "id": revision.id,
+            "author": author,
+            "time": revision.time,
+            "reason": reason,
+            "path": str(plan_file),
+            "text": text,
+        }
+        if comments:
+            line["comments"] = [c.to_wire() for c in comments]
         ensure_state_dir(self.root)
-        append_line(
-            self.path(plan_file),
-            {
-                "id": revision.id,
-                "author": author,
-                "time": revision.time,
-                "reason": reason,
-                "path": str(plan_file),
-                "text": text,
-            },
-        )
+        append_line(self.path(plan_file), line)
         self._latest[plan_file] = (revision.id, digest)
         return revision
 

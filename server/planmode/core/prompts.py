@@ -111,6 +111,10 @@ def exit_tool_result(plan: str | None, file_path: str, is_agent: bool, edited: b
     return approved_result(plan, file_path, edited)
 
 
+# Review comments (docs: README "Reviewing with comments").
+COMMENTS_INTRO = "The user's comments on the plan, each on the text it quotes:"
+NOTES_HEADING = "## The user's notes with the approval:"
+
 REJECTED_PREFIX = "User rejected the plan. Keep planning"
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core import (
+    comments,
     attachments,
     history,
     modes,
@@ -137,6 +138,9 @@ class PlanModeService:
         self.revised: set[Path] = set()
         # Plan paths whose last exit submitted an empty plan (an information diagnostic).
         self.empty_exits: set[Path] = set()
+        # Plan path -> the review comments sent with its last rejection: shown, re-anchored,
+        # while the agent revises (docs: README "Reviewing with comments").
+        self.sent_comments: dict[Path, list[comments.Comment]] = {}
         # (session, plan path) -> digest of the last snapshot written to the transcript.
         self._snapshots: dict[tuple[str, Path], str] = {}
 
@@ -604,16 +608,22 @@ class PlanModeService:
         session_id: str | None = None,
         mode: PermissionMode | None = None,
         plan_sha256: str | None = None,
+        include_comments: bool = False,
     ) -> Decision:
-        """Approve the plan as the file holds it now, and restore the session's mode."""
+        """Approve the plan as the file holds it now, and restore the session's mode.
+
+        Review comments are never part of the approved plan; with ``include_comments`` they
+        reach the agent as notes."""
         if mode == "plan":
             raise InvalidParams("mode must be a mode to return to, not 'plan'")
         session = self.find_pending(approval_id, session_id)
         approval = session.pending
         assert approval is not None
-        current = self.current_plan(approval)
-        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
+        reviewed = self.current_plan(approval)
+        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(reviewed):
             raise PlanChanged()
+        notes = self._comments_to_deliver(approval, reviewed, include_comments, "approved")
+        current = comments.strip_comments(reviewed)
         written = None
         if current != (plans.read_plan(approval.plan_file_path) or ""):
             plans.write_atomic(approval.plan_file_path, current)
@@ -637,19 +647,57 @@ class PlanModeService:
         self._save(session)
         self._record(session, transcripts.decision(session.slug, "approved"))
         self._snapshot(session, approval.plan_file_path, current)
-        return Decision(approval, approved_exit(approval, current, restored), warnings, written)
+        self.sent_comments.pop(approval.plan_file_path, None)
+        submitted = comments.strip_comments(approval.submitted_plan)
+        result = approved_exit(approval, current, restored, notes, submitted)
+        return Decision(approval, result, warnings, written)
 
     def reject(
-        self, approval_id: str, session_id: str | None = None, feedback: str | None = None
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        feedback: str | None = None,
+        include_comments: bool = False,
     ) -> Decision:
+        """Reject the pending plan with ``feedback`` and, with ``include_comments``, the
+        review comments written in it; plan mode stays."""
         session = self.find_pending(approval_id, session_id)
         approval = session.pending
         assert approval is not None
+        reviewed = self.current_plan(approval)
+        sent = self._comments_to_deliver(approval, reviewed, include_comments, "rejected")
         session.pending = None
-        self.seen[approval.plan_file_path] = self.current_plan(approval)
+        self.seen[approval.plan_file_path] = reviewed
         self.revised.discard(approval.plan_file_path)
-        self._record(session, transcripts.decision(session.slug, "rejected", feedback))
-        return Decision(approval, rejected_exit(approval, feedback))
+        if sent:
+            self.sent_comments[approval.plan_file_path] = list(sent)
+        result = rejected_exit(approval, feedback, sent)
+        self._record(session, transcripts.decision(session.slug, "rejected", result.feedback))
+        return Decision(approval, result)
+
+    def _comments_to_deliver(
+        self, approval: Approval, reviewed: str, include: bool, outcome: str
+    ) -> tuple[comments.Comment, ...]:
+        """The comments written in the plan the user decided on, kept in its history."""
+        if not include:
+            return ()
+        found = tuple(comments.delivered(self.comment_view(approval.plan_file_path, reviewed)[0]))
+        if found:
+            count = f"{len(found)} comment{'s' if len(found) != 1 else ''}"
+            self._keep_revision(
+                approval.plan_file_path, reviewed, "user", f"{outcome} with {count}", found
+            )
+        return found
+
+    def comment_view(
+        self, path: Path, text: str | None = None
+    ) -> tuple[list[comments.Comment], list[comments.Comment]]:
+        """The comments written in the plan (outdated when the text they annotated changed
+        since they were sent) and those sent with the last rejection that the plan no longer
+        holds, re-anchored in its current text."""
+        if text is None:
+            text = self.read_text(path) or ""
+        return comments.live_and_earlier(text, self.sent_comments.get(path, []))
 
     def cancel(self, approval: Approval) -> bool:
         """Drop a pending approval whose request went away; the session stays in plan."""
@@ -721,9 +769,16 @@ class PlanModeService:
         return True, path
 
     # -- revisions and review -------------------------------------------------------------
-    def _keep_revision(self, path: Path, text: str, author: history.Author, reason: str) -> None:
+    def _keep_revision(
+        self,
+        path: Path,
+        text: str,
+        author: history.Author,
+        reason: str,
+        review_comments: tuple[comments.Comment, ...] = (),
+    ) -> None:
         try:
-            self.history.record(path, text, author, reason)
+            self.history.record(path, text, author, reason, review_comments)
         except OSError as exc:
             log.error("cannot record a revision of %s: %s", path, exc)
 

@@ -1,0 +1,137 @@
+"""Review comments through the service: delivered on reject and approve, kept in history,
+stripped from the approved plan, re-anchored or outdated after the agent's revision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planmode.core import plans
+from planmode.core.service import PlanModeService
+from planmode.core.session import Session
+
+PLAN = "# Greet\n\n## Steps\n1. Read the name.\n2. Print it.\n\n## Verification\nRun tests.\n"
+COMMENTED = PLAN.replace(
+    "1. Read the name.\n", "1. Read the name.\n> [!review] From argv or stdin?\n"
+) + ("\n> [!review] Test the empty name.\n")
+
+
+def pending(service: PlanModeService, text: str = PLAN) -> tuple[Session, Path, str]:
+    session = service.require_session("s1")
+    service.enter(session)
+    path = service.plan_path(session)
+    plans.write_atomic(path, text)
+    approval, _ = service.begin_exit(session)
+    return session, path, approval.approval_id
+
+
+def test_reject_with_comments_sends_each_with_its_anchor(service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)  # the user comments in the plan
+    result = service.reject(approval_id, feedback="Close, but not yet.", include_comments=True)
+    result_wire = result.result.to_wire()
+    assert result_wire["remark"] == "Close, but not yet."
+    assert result_wire["comments"] == [
+        {
+            "text": "From argv or stdin?",
+            "quote": "1. Read the name.",
+            "headingPath": ["Greet", "Steps"],
+            "line": 4,
+            "outdated": False,
+        },
+        {
+            "text": "Test the empty name.",
+            "quote": "Run tests.",
+            "headingPath": ["Greet", "Verification"],
+            "line": 8,
+            "outdated": False,
+        },
+    ]
+    feedback = result_wire["feedback"]
+    assert feedback.startswith("Close, but not yet.\n\nThe user's comments on the plan")
+    assert "1. under “Greet › Steps” on line 4: “1. Read the name.”\n   From argv or stdin?" in (
+        feedback
+    )
+    assert result_wire["toolResult"].endswith(feedback)
+    (revision,) = [r for r in service.history.revisions(path) if r.comments]
+    assert revision.author == "user" and revision.reason == "rejected with 2 comments"
+    assert revision.text == COMMENTED
+    assert [c.text for c in revision.comments] == ["From argv or stdin?", "Test the empty name."]
+
+
+def test_reject_without_include_comments_is_the_plain_rejection(service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    result = service.reject(approval_id, feedback="No.").result
+    assert result.comments == () and result.feedback == "No."
+    assert "comments" not in result.tool_result
+
+
+def test_reject_with_only_comments_has_no_remark(service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    result = service.reject(approval_id, include_comments=True).result
+    assert result.remark is None
+    assert result.feedback is not None
+    assert result.feedback.startswith("The user's comments on the plan")
+
+
+def test_approve_strips_comments_and_carries_them_as_notes(service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    decision = service.approve(approval_id, include_comments=True)
+    result = decision.result
+    assert result.plan == PLAN and not result.plan_was_edited
+    assert path.read_text() == PLAN and decision.written == PLAN
+    assert [c.text for c in result.comments] == ["From argv or stdin?", "Test the empty name."]
+    assert "## The user's notes with the approval:" in result.tool_result
+    assert result.tool_result.index("## Approved Plan:") < result.tool_result.index("notes")
+    reasons = [r.reason for r in service.history.revisions(path)]
+    assert reasons == ["submitted for approval", "approved with 2 comments"]
+
+
+def test_approve_without_notes_still_strips_the_comments(service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    result = service.approve(approval_id).result
+    assert result.plan == PLAN and result.comments == ()
+    assert "## The user's notes" not in result.tool_result
+
+
+def test_revision_keeps_untouched_anchors_and_outdates_changed_ones(
+    service: PlanModeService,
+) -> None:
+    session, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    service.reject(approval_id, include_comments=True)
+    # The agent rewrites the plan without the comments and changes the verification step.
+    revised = PLAN.replace("Run tests.", "Run pytest, with an empty name too.")
+    service.agent_edited(path, revised, "Write")
+    plans.write_atomic(path, revised)
+    live, earlier = service.comment_view(path)
+    assert live == []
+    assert [(c.text, c.outdated, c.anchor.line) for c in earlier] == [
+        ("From argv or stdin?", False, 3),
+        ("Test the empty name.", True, 7),
+    ]
+    # A comment the agent left in place over changed text is outdated too.
+    kept = COMMENTED.replace("1. Read the name.", "1. Read the name from argv.")
+    plans.write_atomic(path, kept)
+    live, earlier = service.comment_view(path)
+    assert [(c.text, c.outdated) for c in live] == [
+        ("From argv or stdin?", True),
+        ("Test the empty name.", False),
+    ]
+    assert earlier == []
+    # Approving ends the review: nothing earlier is shown any more.
+    approval, _ = service.begin_exit(session)
+    service.approve(approval.approval_id)
+    assert service.comment_view(path) == ([], [])
+
+
+def test_history_reads_back_revisions_with_comments(root: Path, service: PlanModeService) -> None:
+    _, path, approval_id = pending(service)
+    plans.write_atomic(path, COMMENTED)
+    service.reject(approval_id, include_comments=True)
+    again = PlanModeService(root)
+    (revision,) = [r for r in again.history.revisions(path) if r.comments]
+    assert revision.summary()["comments"][0]["quote"] == "1. Read the name."
