@@ -48,6 +48,12 @@ def add_verbs(verbs: Any) -> None:
     reject = verb("reject", "reject the pending plan")
     reject.add_argument("approval_id", nargs="?", help="default: the session's pending one")
     reject.add_argument("--feedback", help="what the agent should change")
+    for decide in (approve, reject):
+        decide.add_argument(
+            "--comments",
+            action="store_true",
+            help="send the plan's review comments (> [!review] …) with their anchors",
+        )
     check = verb("check", "may this tool call run now? (exit 0 allow, 2 deny, 3 ask)")
     check.add_argument("tool", help="tool name, e.g. Bash, Write")
     check.add_argument("input", help='tool input as JSON, e.g. \'{"command": "ls"}\'')
@@ -145,10 +151,17 @@ def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
         _show(args, result, human)
         return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
     elif args.verb == "approve":
-        params = _params(args, approvalId=_pending_id(conn, args), mode=args.mode)
+        params = _params(
+            args, approvalId=_pending_id(conn, args), mode=args.mode, includeComments=args.comments
+        )
         _show(args, conn.request("planMode/approve", params), "Approved.")
     elif args.verb == "reject":
-        params = _params(args, approvalId=_pending_id(conn, args), feedback=args.feedback)
+        params = _params(
+            args,
+            approvalId=_pending_id(conn, args),
+            feedback=args.feedback,
+            includeComments=args.comments,
+        )
         _show(args, conn.request("planMode/reject", params), "Rejected.")
     elif args.verb == "check":
         tool_input = json.loads(args.input)

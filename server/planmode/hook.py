@@ -80,6 +80,10 @@ def permission_request(conn: Connection, event: dict[str, Any]) -> dict[str, Any
         )
     decision: dict[str, Any] = {"behavior": "allow"}
     approved = result.get("plan")
+    notes = result.get("notes")
+    if isinstance(notes, str) and notes:
+        # The plan is the only text of an approval the model reads: notes go at its end.
+        approved = f"{approved.rstrip()}\n\n{notes}\n" if isinstance(approved, str) else notes
     if isinstance(approved, str) and approved != plan:
         decision["updatedInput"] = {**tool_input, "plan": approved}
     restored = result.get("restoredMode")

@@ -33,6 +33,9 @@ EXIT_RESULT_KEYS = {
     "grantedPrompts",
     "feedback",
     "requestId",
+    "remark",
+    "comments",
+    "notes",
     "toolResult",
 }
 

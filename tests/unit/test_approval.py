@@ -173,6 +173,7 @@ def test_exit_result_wire_shape() -> None:
         "requestId",
         "remark",
         "comments",
+        "notes",
         "toolResult",
     }
 

@@ -128,6 +128,9 @@ class ExitResult:
     # feedback, on an approval notes; ``remark`` is the overall feedback typed at rejection.
     comments: tuple[Comment, ...] = ()
     remark: str | None = None
+    # An approval's comments as the agent reads them (a heading and the list): the end of
+    # ``toolResult``, and what a hook adds to the plan it hands back.
+    notes: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -143,6 +146,7 @@ class ExitResult:
             "requestId": self.request_id,
             "remark": self.remark,
             "comments": [c.to_wire() for c in self.comments],
+            "notes": self.notes,
             "toolResult": self.tool_result,
         }
 
@@ -171,9 +175,10 @@ def approved_exit(
     path = str(approval.plan_file_path)
     plan = approved_plan if approved_plan is not None and approved_plan.strip() else None
     tool_result = prompts.exit_tool_result(plan, path, approval.agent_id is not None, edited)
-    noted = comments_text(notes)
+    listed = comments_text(notes)
+    noted = None if listed is None else f"{prompts.NOTES_HEADING}\n{listed}"
     if noted is not None:
-        tool_result += f"\n\n{prompts.NOTES_HEADING}\n{noted}"
+        tool_result += f"\n\n{noted}"
     return ExitResult(
         outcome="approved",
         file_path=path,
@@ -185,6 +190,7 @@ def approved_exit(
         granted_prompts=approval.allowed_prompts,
         tool_result=tool_result,
         comments=notes,
+        notes=noted,
     )
 
 

@@ -233,6 +233,19 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
+def document_lines(text: str) -> list[int]:
+    """For each line of the plan without comments, its line in ``text``."""
+    lines = _split(text)
+    found, fenced, _ = _scan(lines)
+    return _stripped_lines(lines, found, fenced) if found else list(range(len(lines)))
+
+
+def is_only_comments(lines: Sequence[str]) -> bool:
+    """Whether ``lines`` (with their endings) hold comments and nothing else but blanks."""
+    text = "".join(lines)
+    return bool(_scan(_split(text))[0]) and not strip_comments(text).strip()
+
+
 def parse(text: str) -> list[Comment]:
     """The comments written in ``text``, each anchored to the block it annotates."""
     lines = _split(text)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core import (
-    comments,
     attachments,
+    comments,
     history,
     modes,
     permissions,
@@ -667,7 +667,9 @@ class PlanModeService:
         reviewed = self.current_plan(approval)
         sent = self._comments_to_deliver(approval, reviewed, include_comments, "rejected")
         session.pending = None
-        self.seen[approval.plan_file_path] = reviewed
+        # The comments go to the agent and are shown on their own, re-anchored: the revision
+        # is reviewed against the plan without them.
+        self.seen[approval.plan_file_path] = comments.strip_comments(reviewed)
         self.revised.discard(approval.plan_file_path)
         if sent:
             self.sent_comments[approval.plan_file_path] = list(sent)
@@ -803,7 +805,9 @@ class PlanModeService:
         seen = self.seen.get(path)
         if seen is None or path not in self.revised:
             return []
-        return review.hunks(seen, self.read_text(path) or "")
+        found = review.hunks(seen, self.read_text(path) or "")
+        # A review comment the user writes is not a change of the agent's to review.
+        return [h for h in found if h.old_lines or not comments.is_only_comments(h.new_lines)]
 
     def find_hunk(self, path: Path, hunk_id: str) -> review.Hunk:
         hunk = next((h for h in self.hunks(path) if h.id == hunk_id), None)

@@ -172,7 +172,11 @@ def answer_superseded(
 def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
     try:
         decision = server.service.approve(
-            params.approvalId, params.sessionId, params.mode, params.planSha256
+            params.approvalId,
+            params.sessionId,
+            params.mode,
+            params.planSha256,
+            include_comments=params.includeComments,
         )
     except NoPendingApproval:
         if params.sessionId is not None:
@@ -189,7 +193,12 @@ def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
 
 def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
     try:
-        decision = server.service.reject(params.approvalId, params.sessionId, params.feedback)
+        decision = server.service.reject(
+            params.approvalId,
+            params.sessionId,
+            params.feedback,
+            include_comments=params.includeComments,
+        )
     except NoPendingApproval:
         if params.sessionId is not None:
             raise

@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
+from planmode.core.comments import delivered, parse, strip_comments
 from planmode.core.review import Hunk, summary
 from planmode.core.teams import PendingRequest, pending_requests
 from planmode.lsp import protocol
@@ -28,11 +29,22 @@ def lens(line: int, title: str, command: str, argument: dict[str, Any]) -> types
 
 
 def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
-    approve_args = {"approvalId": approval.approval_id, "planSha256": plan_digest(current)}
+    # The lenses deliver the plan's review comments: notes on approval, feedback on rejection.
+    approve_args: dict[str, Any] = {
+        "approvalId": approval.approval_id,
+        "planSha256": plan_digest(current),
+        "includeComments": True,
+    }
     if approval.session_id:
         approve_args["sessionId"] = approval.session_id
-    title = approve_lens_title(approval.submitted_plan, current, unreviewed)
-    reject_args = {"approvalId": approval.approval_id, "sessionId": approval.session_id}
+    # Review comments are not plan content: writing one is not an edit of the plan.
+    submitted, body = strip_comments(approval.submitted_plan), strip_comments(current)
+    title = approve_lens_title(submitted, body, unreviewed)
+    reject_args = {
+        "approvalId": approval.approval_id,
+        "sessionId": approval.session_id,
+        "includeComments": True,
+    }
     return [
         lens(0, title, protocol.COMMAND_APPROVE, approve_args),
         lens(
@@ -41,8 +53,16 @@ def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> li
             protocol.COMMAND_APPROVE,
             {**approve_args, "mode": "acceptEdits"},
         ),
-        lens(0, protocol.LENS_REJECT, protocol.COMMAND_REJECT, reject_args),
+        lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
     ]
+
+
+def reject_lens_title(current: str) -> str:
+    """``Reject…``, or ``Reject… (3 comments)`` when the plan holds review comments."""
+    count = len(delivered(parse(current)))
+    if not count:
+        return protocol.LENS_REJECT
+    return f"{protocol.LENS_REJECT} ({count} comment{'s' if count != 1 else ''})"
 
 
 def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from planmode.core.diagnostics import SOURCE, lsp_lines, plan_diagnostics
+from planmode.lsp import comments
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 SEVERITIES = {
@@ -42,6 +43,7 @@ def publish(server: PlanModeServer, path: Path) -> None:
                 source=SOURCE,
             )
         )
+    diagnostics += comments.diagnostics(server, path, text)
     server.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=diagnostics)
     )

@@ -59,11 +59,15 @@ class ApproveParams(Params):
     approvalId: str = Field(min_length=1)
     mode: PermissionMode | None = None
     planSha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # Ours: deliver the plan's review comments as notes (docs: README "Reviewing with comments").
+    includeComments: bool = False
 
 
 class RejectParams(Params):
     approvalId: str = Field(min_length=1)
     feedback: str | None = None
+    # Ours: send the plan's review comments, each with its anchor, with the feedback.
+    includeComments: bool = False
 
 
 class ApplyEditParams(Params):
