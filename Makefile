@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test dist
+.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test dist claude-code
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -44,7 +44,7 @@ dist: install
 demo: install
 	$(VENV)/bin/planmode demo
 
-test: install editors lint typecheck vscode-test
+test: install editors claude-code lint typecheck vscode-test
 	$(PY) -m pytest -q
 
 # Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
@@ -52,6 +52,26 @@ test: install editors lint typecheck vscode-test
 editors:
 	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+
+# The real Claude Code CLI for tests/e2e/test_claude_code.py: each pinned version from npm into
+# the e2e cache, once (stamped). A version that cannot be installed is reported here and the
+# test for it is skipped with the reason.
+E2E_CACHE := $(or $(PLANMODE_E2E_CACHE),$(HOME)/.cache/planmode-e2e)
+CLAUDE_CODE_VERSIONS := $(shell cat tests/e2e/claude_code/versions.txt)
+
+claude-code:
+	@for v in $(CLAUDE_CODE_VERSIONS); do \
+	  dir="$(E2E_CACHE)/claude-code/$$v"; \
+	  [ -f "$$dir/.installed" ] && continue; \
+	  echo "installing Claude Code $$v into $$dir"; \
+	  npm install --prefix "$$dir" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$$v" \
+	  && { "$$dir/node_modules/.bin/claude" --version >/dev/null 2>&1 \
+	       || (cd "$$dir/node_modules/@anthropic-ai/claude-code" && node install.cjs); } \
+	  && "$$dir/node_modules/.bin/claude" --version \
+	  && touch "$$dir/.installed" \
+	  || echo "Claude Code $$v could not be installed: its end-to-end test will be skipped"; \
+	done
 
 # Speed against a bare pygls server, in one run (not part of make test).
 bench: install
