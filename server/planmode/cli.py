@@ -24,8 +24,16 @@ def _parser() -> argparse.ArgumentParser:
     lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
     # vscode-languageclient and others add --stdio; stdio is the default anyway.
     lsp.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    lsp.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
-    lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    lsp.add_argument(
+        "--host", default="127.0.0.1", help="TCP host, loopback only (default 127.0.0.1)"
+    )
+    lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087; 0: any)")
+    lsp.add_argument(
+        "--endpoint-file",
+        default=None,
+        help="where --tcp writes its port and token (0600; default: tcp-PORT.json in the "
+        "user's runtime directory)",
+    )
     lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     verbs.add_parser("demo", help="play agent and editor against the server, end to end")
     verbs.add_parser("hook", help="answer a Claude Code hook (JSON on stdin)")
@@ -41,16 +49,40 @@ def run_lsp(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    if args.tcp:
+        return run_tcp(args)
     from planmode.lsp.app import create_server
+    from planmode.lsp.wire import resyncing_stdin
 
     server = create_server()
-    if args.tcp:
-        server.start_tcp(args.host, args.port)
-    else:
-        from planmode.lsp.wire import resyncing_stdin
+    # Garbage on stdin must not leave the server deaf to every message after it.
+    server.start_io(stdin=resyncing_stdin(sys.stdin.buffer))
+    return 0
 
-        # Garbage on stdin must not leave the server deaf to every message after it.
-        server.start_io(stdin=resyncing_stdin(sys.stdin.buffer))
+
+def run_tcp(args: argparse.Namespace) -> int:
+    """Serve editors on a loopback port behind a token until stopped (see lsp/tcp.py)."""
+    import asyncio
+    from pathlib import Path
+
+    from planmode.lsp import tcp
+
+    try:
+        tcp.check_loopback(args.host)
+        token = tcp.choose_token()
+    except ValueError as exc:
+        print(f"planmode lsp --tcp: {exc}", file=sys.stderr)
+        return 2
+    endpoint_file = Path(args.endpoint_file).resolve() if args.endpoint_file else None
+    try:
+        asyncio.run(tcp.serve(args.host, args.port, token, endpoint_file))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
+    except OSError as exc:
+        print(
+            f"planmode lsp --tcp: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr
+        )
+        return 1
     return 0
 
 

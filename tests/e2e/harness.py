@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -28,8 +28,20 @@ NOTIFICATIONS = (
 SERVER = [sys.executable, "-m", "planmode", "lsp", "--log-level", "WARNING"]
 
 
-def capabilities(apply_edit: bool = True, show_document: bool = True) -> types.ClientCapabilities:
+def capabilities(
+    apply_edit: bool = True, show_document: bool = True, code_action_literals: bool = True
+) -> types.ClientCapabilities:
+    literals = types.ClientCodeActionLiteralOptions(
+        code_action_kind=types.ClientCodeActionKindOptions(
+            value_set=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]
+        )
+    )
     return types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            code_action=types.CodeActionClientCapabilities(
+                code_action_literal_support=literals if code_action_literals else None
+            )
+        ),
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=apply_edit,
             configuration=True,
@@ -128,6 +140,22 @@ class Editor:
         )
         return list(found or [])
 
+    async def code_actions(
+        self, path: Path, line: int = 0, end_line: int | None = None, only: list[str] | None = None
+    ) -> list[types.CodeAction | types.Command]:
+        """What the editor lists for the cursor (or a selection) on ``line`` of ``path``."""
+        found = await self.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+                range=types.Range(
+                    start=types.Position(line=line, character=0),
+                    end=types.Position(line=line if end_line is None else end_line, character=0),
+                ),
+                context=types.CodeActionContext(diagnostics=[], only=only),
+            )
+        )
+        return list(found or [])
+
     async def run_lens(self, lens: types.CodeLens) -> Any:
         assert lens.command is not None
         return await self.execute(lens.command.command, list(lens.command.arguments or []))
@@ -213,6 +241,19 @@ class Editor:
 def _client_factory(editor_box: list[Editor]) -> Any:
     def factory() -> LanguageClient:
         client = make_test_lsp_client()
+        converter = client.protocol._converter
+
+        # lsprotocol reads any code action with a "command" key as a Command, but a CodeAction
+        # carries its Command object there too: only a string command makes a Command.
+        def code_action(raw: Any, _: type) -> types.Command | types.CodeAction:
+            kind = types.Command if isinstance(raw.get("command"), str) else types.CodeAction
+            return converter.structure(raw, kind)
+
+        converter.register_structure_hook(types.Command | types.CodeAction, code_action)
+        converter.register_structure_hook(
+            Union[types.Command, types.CodeAction],  # noqa: UP007 (lsprotocol's key)
+            code_action,
+        )
 
         for method in NOTIFICATIONS:
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planmode.lsp import (
     approval,
+    codeactions,
     codelens,
     diagnostics,
     edits,
@@ -14,11 +15,11 @@ from planmode.lsp import (
     tools,
     turns,
 )
-from planmode.lsp.server import PlanModeServer
+from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 
 
-def create_server() -> PlanModeServer:
-    server = PlanModeServer()
+def create_server(protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> PlanModeServer:
+    server = PlanModeServer(protocol_cls)
     for feature in (
         settings,
         state,
@@ -26,6 +27,7 @@ def create_server() -> PlanModeServer:
         turns,
         approval,
         codelens,
+        codeactions,
         diagnostics,
         edits,
         recovery,

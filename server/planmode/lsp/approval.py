@@ -115,6 +115,10 @@ async def show_plan(server: PlanModeServer, approval: Approval) -> None:
             await server.window_show_document_async(
                 types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
             )
+        else:
+            # eglot and Helix cannot be asked to show a file: say which one, and how to decide.
+            # Not showMessageRequest: Helix has none and eglot's would take the minibuffer.
+            server.show_message(review_message(server, path), types.MessageType.Info)
         return
     # An exit without a plan file still needs an answer; lenses need a file to sit on.
     approve, reject = "Approve", "Reject"
@@ -132,6 +136,20 @@ async def show_plan(server: PlanModeServer, approval: Approval) -> None:
         finish(server, server.service.approve(approval.approval_id, approval.session_id))
     else:
         finish(server, server.service.reject(approval.approval_id, approval.session_id))
+
+
+def review_message(server: PlanModeServer, path: Path, who: str = "The agent") -> str:
+    """The plan to review, and how to decide it in an editor that was not shown the plan."""
+    try:
+        shown = str(path.relative_to(server.service.root))
+    except ValueError:
+        shown = str(path)
+    return (
+        f"{who} asks you to approve its plan: {shown}. Open it and choose "
+        f"{protocol.LENS_APPROVE}, {protocol.LENS_APPROVE_ACCEPT_EDITS} or {protocol.LENS_REJECT} "
+        "from its code actions (or lenses), or run `planmode approve` or "
+        "`planmode reject --feedback TEXT` in a terminal in the workspace."
+    )
 
 
 def finish(server: PlanModeServer, decision: Decision) -> None:

@@ -118,25 +118,46 @@ class LensMemo:
         return computed
 
 
-def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-    path = uri_to_path(params.text_document.uri)
-    if path is None:
-        return []
-    lenses: list[types.CodeLens] = []
+# The lines a decision is about: None for the whole plan, else [first, last] (0-based).
+Lines = tuple[int, int] | None
+
+
+def hunk_lines(hunk: Hunk) -> tuple[int, int]:
+    """The lines of a hunk's current text; a pure deletion touches the lines around its gap."""
+    if hunk.new_lines:
+        return hunk.start, hunk.start + len(hunk.new_lines) - 1
+    return max(hunk.start - 1, 0), hunk.start
+
+
+def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeLens, Lines]]:
+    """Every decision the user can take on ``path`` now, each with the lines it is about.
+
+    The one source of the review's commands: code lenses show all of them, code actions
+    (lsp/codeactions.py) those whose lines touch the requested range.
+    """
+    decisions: list[tuple[types.CodeLens, Lines]] = []
     service = server.service
     changes = service.hunks(path)
     for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            lenses += server.lens_memo.lenses(
-                approval, service.current_plan(approval), len(changes)
-            )
-    lenses += [lens for hunk in changes for lens in hunk_lenses(path, hunk)]
+            memo = server.lens_memo.lenses(approval, service.current_plan(approval), len(changes))
+            decisions += [(lens, None) for lens in memo]
+    for hunk in changes:
+        decisions += [(lens, hunk_lines(hunk)) for lens in hunk_lenses(path, hunk)]
     for request in pending_requests(service.root):
         if request.plan_file_path == path:
             current = service.read_text(path)
-            lenses += teammate_lenses(request, request.plan if current is None else current)
-    return lenses
+            teammate = teammate_lenses(request, request.plan if current is None else current)
+            decisions += [(lens, None) for lens in teammate]
+    return decisions
+
+
+def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    path = uri_to_path(params.text_document.uri)
+    if path is None:
+        return []
+    return [lens for lens, _ in plan_decisions(server, path)]
 
 
 def register(server: PlanModeServer) -> None:

@@ -68,7 +68,7 @@ class AgentProtocol(PlanModeProtocol):
         return super()._get_handler(feature_name)
 
 
-def _runtime_base() -> Path:
+def runtime_base() -> Path:
     try:
         with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": we fall back anyway
             warnings.simplefilter("ignore")
@@ -125,7 +125,7 @@ class AgentEndpoint:
         return discovery_path(self.root)
 
     async def start(self) -> None:
-        base = _runtime_base()
+        base = runtime_base()
         remove_dead_endpoints(base)
         self.directory = Path(tempfile.mkdtemp(prefix="pm-", dir=base))
         os.chmod(self.directory, 0o700)

@@ -127,7 +127,8 @@ P = TypeVar("P", bound=BaseModel)
 
 def parse_params(model: type[P], raw: object, method: str) -> P:
     """Validate ``raw`` as ``model``; the first problem becomes a sentence naming the field."""
-    if raw is None:
+    # JSON-RPC by-position params with no arguments are no params (Neovim 0.7 sends `[]`).
+    if raw is None or raw == []:
         raw = {}
     if not isinstance(raw, dict):
         raise InvalidParams(f"{method}: params must be an object, got {type(raw).__name__}")

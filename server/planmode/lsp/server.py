@@ -95,8 +95,8 @@ class PlanModeProtocol(LanguageServerProtocol):
 
 
 class PlanModeServer(LanguageServer):
-    def __init__(self) -> None:
-        super().__init__("planmode", __version__, protocol_cls=PlanModeProtocol)
+    def __init__(self, protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> None:
+        super().__init__("planmode", __version__, protocol_cls=protocol_cls)
         self._service: PlanModeService | None = None
         self.default_session_id: str = errors.new_session_id()
         # approvalId -> the future a waiting planMode/exit request resolves with
@@ -193,6 +193,10 @@ class PlanModeServer(LanguageServer):
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
         return task
+
+    def cancel_tasks(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)

@@ -15,6 +15,7 @@ from lsprotocol import types
 
 from planmode.core.teams import PendingRequest, pending_requests
 from planmode.lsp import protocol
+from planmode.lsp.approval import review_message
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
@@ -36,11 +37,8 @@ def announce(server: PlanModeServer, request: PendingRequest) -> None:
             "requestedAt": request.requested_at,
         },
     )
-    server.show_message(
-        f"Teammate {request.agent} ({request.team}) asks you to approve a plan: "
-        f"{request.plan_file_path}",
-        types.MessageType.Info,
-    )
+    who = f"Teammate {request.agent} ({request.team})"
+    server.show_message(review_message(server, request.plan_file_path, who), types.MessageType.Info)
     if server.client_supports("window", "show_document", "support"):
         server.run_task(
             server.window_show_document_async(

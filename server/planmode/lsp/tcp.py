@@ -1,0 +1,348 @@
+"""``planmode lsp --tcp``: the language server on a loopback port, behind a token.
+
+A port on 127.0.0.1 is reachable by every local process and by every web page the user opens
+(a ``text/plain`` POST needs no CORS preflight). So, per connection:
+
+* the listener binds loopback addresses only (:func:`check_loopback`);
+* the connection must speak LSP framing from its first byte: header lines other than
+  ``Content-Length: N`` and ``Content-Type: …`` — an HTTP request line such as
+  ``POST / HTTP/1.1`` — close it unanswered, before anything is parsed;
+* its first message must be ``initialize`` carrying the server's token in
+  ``initializationOptions.planMode.token`` (compared in constant time, then removed from the
+  options). Anything else is answered with an error and the connection closed. The token is
+  generated at start (or taken from ``PLANMODE_TCP_TOKEN``) and written, with the port, to a
+  0600 file (``endpoint_file``), so an editor's configuration can read it;
+* each authenticated connection gets its own :class:`PlanModeServer`, as a stdio editor gets
+  its own process. Its ``exit`` notification, its ``shutdown`` request or its close end that
+  connection only (its agent endpoint and background tasks with it); the listener keeps
+  serving the next editor.
+
+The file format and the rules are documented in ``docs/protocol.md`` (section 1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import re
+import secrets
+import signal
+import socket
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import lsp_method
+
+from planmode.core.approval import now_iso
+from planmode.core.plans import write_atomic
+from planmode.lsp import protocol
+from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+
+log = logging.getLogger(__name__)
+
+TOKEN_ENV = "PLANMODE_TCP_TOKEN"
+MIN_TOKEN_LENGTH = 16
+# A connection that has not authenticated within this time is closed.
+FIRST_MESSAGE_SECONDS = 10.0
+# Bigger than any initialize; a first message claiming more is not an editor.
+MAX_FIRST_MESSAGE = 1024 * 1024
+MAX_MESSAGE = 128 * 1024 * 1024
+MAX_HEADER_LINES = 8
+
+_LENGTH_RE = re.compile(rb"^Content-Length: *(\d{1,12})\r\n$", re.IGNORECASE)
+_TYPE_RE = re.compile(rb"^Content-Type: *[\x20-\x7e]*\r\n$", re.IGNORECASE)
+
+
+class NotLsp(Exception):
+    """The bytes on the connection are not LSP framing; it is closed unanswered."""
+
+
+class Refused(Exception):
+    """A framed first message that is not an authenticated ``initialize``."""
+
+    def __init__(self, message: str, msg_id: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.msg_id = msg_id
+
+
+# -- start-up checks ---------------------------------------------------------------------------
+class UnsafeHost(ValueError):
+    pass
+
+
+def check_loopback(host: str) -> None:
+    """Refuse (:class:`UnsafeHost`) a host that is not, or does not resolve only to, loopback
+    addresses: the port carries no encryption and the token would cross the network."""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise UnsafeHost(f"cannot resolve --host {host!r}: {exc}") from exc
+    addresses = {str(info[4][0]) for info in infos}
+    outside = sorted(a for a in addresses if not ipaddress.ip_address(a.split("%")[0]).is_loopback)
+    if not addresses or outside:
+        raise UnsafeHost(
+            f"refusing to listen on --host {host!r} ({', '.join(outside) or 'no address'}): "
+            "planmode lsp --tcp listens on loopback addresses only (127.0.0.1, ::1, localhost). "
+            "To reach it from another machine, forward the port over SSH."
+        )
+
+
+def choose_token(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """``PLANMODE_TCP_TOKEN`` when set (at least 16 characters), else a new random token."""
+    given = environ.get(TOKEN_ENV)
+    if given is None:
+        return secrets.token_urlsafe(32)
+    if len(given) < MIN_TOKEN_LENGTH or not given.isprintable():
+        raise ValueError(f"{TOKEN_ENV} must be at least {MIN_TOKEN_LENGTH} printable characters")
+    return given
+
+
+def default_endpoint_file(port: int) -> Path:
+    from planmode.lsp.endpoint import runtime_base
+
+    return runtime_base() / f"tcp-{port}.json"
+
+
+# -- framing -----------------------------------------------------------------------------------
+async def read_message(reader: asyncio.StreamReader, limit: int) -> bytes | None:
+    """One LSP-framed body, or None at a clean end of stream. Raises :class:`NotLsp` for a
+    header line that is not ``Content-Length``/``Content-Type``, a missing or oversized
+    length, too many header lines."""
+    length: int | None = None
+    for count in range(MAX_HEADER_LINES + 1):
+        try:
+            line = await reader.readline()
+        except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over the buffer limit
+            raise NotLsp("a header line longer than any LSP header") from exc
+        if not line:
+            if count == 0:
+                return None
+            raise NotLsp("the connection ended inside a header")
+        if line == b"\r\n":
+            if length is None:
+                raise NotLsp("a header without Content-Length")
+            try:
+                return await reader.readexactly(length)
+            except asyncio.IncompleteReadError as exc:
+                raise NotLsp("the connection ended inside a message") from exc
+        match = _LENGTH_RE.match(line)
+        if match:
+            length = int(match.group(1))
+            if length > limit:
+                raise NotLsp(f"a message of {length} bytes (at most {limit} here)")
+        elif not _TYPE_RE.match(line):
+            raise NotLsp(f"not an LSP header: {line[:60]!r}")
+    raise NotLsp(f"more than {MAX_HEADER_LINES} header lines")
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def authenticate(body: bytes, token: str) -> dict[str, Any]:
+    """The first message, when it is ``initialize`` with the right token (removed from it);
+    else :class:`Refused`."""
+    try:
+        message = json.loads(body)
+    except ValueError as exc:
+        raise Refused("the first message is not JSON") from exc
+    if not isinstance(message, dict):
+        raise Refused("the first message is not a JSON-RPC object")
+    msg_id = message.get("id")
+    msg_id = msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None
+    if message.get("method") != types.INITIALIZE or msg_id is None:
+        raise Refused(
+            "the first message must be the initialize request, with the server's token in "
+            "initializationOptions.planMode.token",
+            msg_id,
+        )
+    params = message.get("params")
+    options = params.get("initializationOptions") if isinstance(params, dict) else None
+    section = options.get(protocol.SETTINGS_SECTION) if isinstance(options, dict) else None
+    given = section.pop("token", None) if isinstance(section, dict) else None
+    if not isinstance(given, str) or not hmac.compare_digest(
+        given.encode("utf-8", "replace"), token.encode("utf-8")
+    ):
+        raise Refused(
+            "this planmode TCP server needs its token in initializationOptions.planMode.token "
+            "(from the server's endpoint file)",
+            msg_id,
+        )
+    return message
+
+
+# -- one connection ----------------------------------------------------------------------------
+class TcpProtocol(PlanModeProtocol):
+    """An editor's TCP connection: ``exit`` ends the connection, never the process."""
+
+    closed = False
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+            yield user_handler, args, None
+        self.closed = True
+        if self.writer is not None:
+            self.writer.close()
+
+
+def end_connection(server: PlanModeServer) -> None:
+    """What the editor's leaving ends: its agent endpoint, background tasks and waiters."""
+    server.stopping = True
+    if server.endpoint is not None:
+        server.endpoint.stop()
+        atexit.unregister(server.endpoint.stop)
+        server.endpoint = None
+    server.cancel_tasks()
+    for waiter in list(server.waiters.values()):
+        waiter.cancel()
+    for future in list(server.protocol._request_futures.values()):
+        future.cancel()
+
+
+class TcpListener:
+    def __init__(self, token: str, endpoint_file: Path | None) -> None:
+        self.token = token
+        self.endpoint_file = endpoint_file
+        self.servers: set[PlanModeServer] = set()
+        self._listener: asyncio.Server | None = None
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen; write the endpoint file; return the port (useful with port 0)."""
+        self._listener = await asyncio.start_server(self._connection, host, port)
+        bound = int(self._listener.sockets[0].getsockname()[1])
+        if self.endpoint_file is None:
+            self.endpoint_file = default_endpoint_file(bound)
+        info = {
+            "version": 1,
+            "transport": "tcp",
+            "host": host,
+            "port": bound,
+            "token": self.token,
+            "pid": os.getpid(),
+            "startedAt": now_iso(),
+        }
+        # 0600 from the start: the token is never readable by others, not even briefly.
+        write_atomic(self.endpoint_file, json.dumps(info, indent=2) + "\n", mode=0o600)
+        log.info("listening on %s:%s; token in %s", host, bound, self.endpoint_file)
+        return bound
+
+    async def serve_forever(self) -> None:
+        assert self._listener is not None
+        async with self._listener:
+            await self._listener.serve_forever()
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        if self.endpoint_file is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads(self.endpoint_file.read_text(encoding="utf-8"))
+            if info.get("pid") == os.getpid():
+                self.endpoint_file.unlink()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        try:
+            first = await self._first_message(reader, writer, peer)
+            if first is not None:
+                await self._serve(first, reader, writer)
+        except Exception:
+            log.exception("TCP connection from %s failed", peer)
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _first_message(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: Any
+    ) -> dict[str, Any] | None:
+        try:
+            body = await asyncio.wait_for(
+                read_message(reader, MAX_FIRST_MESSAGE), FIRST_MESSAGE_SECONDS
+            )
+        except NotLsp as exc:
+            log.warning("closed a TCP connection from %s: %s", peer, exc)
+            return None
+        except (TimeoutError, ConnectionError):
+            log.warning("closed a TCP connection from %s: no message in time", peer)
+            return None
+        if body is None:
+            return None
+        try:
+            return authenticate(body, self.token)
+        except Refused as exc:
+            log.warning("refused a TCP connection from %s: %s", peer, exc.message)
+            if exc.msg_id is not None:
+                error = {"code": -32600, "message": exc.message}
+                writer.write(frame({"jsonrpc": "2.0", "id": exc.msg_id, "error": error}))
+                with contextlib.suppress(ConnectionError):
+                    await writer.drain()
+            return None
+
+    async def _serve(
+        self,
+        first: dict[str, Any],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        from planmode.lsp.app import create_server
+
+        server = create_server(protocol_cls=TcpProtocol)
+        self.servers.add(server)
+        rpc = server.protocol
+        assert isinstance(rpc, TcpProtocol)
+        rpc.set_writer(writer)
+        try:
+            self._handle(server, json.dumps(first).encode("utf-8"))
+            while not rpc.closed:
+                try:
+                    body = await read_message(reader, MAX_MESSAGE)
+                except NotLsp as exc:
+                    log.warning("closed an editor's TCP connection: %s", exc)
+                    break
+                except ConnectionError:
+                    break
+                if body is None:
+                    break
+                self._handle(server, body)
+        finally:
+            self.servers.discard(server)
+            end_connection(server)
+
+    @staticmethod
+    def _handle(server: PlanModeServer, body: bytes) -> None:
+        rpc = server.protocol
+        try:
+            message = json.loads(body, object_hook=rpc.structure_message)
+            rpc.handle_message(message)
+        except Exception as exc:
+            log.exception("unable to handle a message")
+            server.report_server_error(exc, JsonRpcException)
+
+
+async def serve(host: str, port: int, token: str, endpoint_file: Path | None) -> None:
+    """Listen until the process is stopped (a signal); connections come and go."""
+    listener = TcpListener(token, endpoint_file)
+    main = asyncio.current_task()
+    if main is not None:  # SIGTERM ends the listener cleanly (endpoint file removed)
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main.cancel)
+    await listener.start(host, port)
+    try:
+        await listener.serve_forever()
+    finally:
+        listener.close()
+        for server in list(listener.servers):
+            end_connection(server)
