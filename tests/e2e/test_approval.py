@@ -388,6 +388,48 @@ async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
     assert (await editor.state())["grantedPrompts"] == []
 
 
+async def test_allowed_prompts_are_shown_with_their_rules_before_they_are_granted(
+    editor: Editor, root: Path
+) -> None:
+    plan_path = await enter(editor)
+    prompts = [
+        {"tool": "Bash", "prompt": "run tests"},
+        {"tool": "Bash", "prompt": "npm run dev"},
+        {"tool": "Bash", "prompt": "deploy; rm -rf /"},
+    ]
+    task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
+    rules = [g["rule"] for g in approval["grants"]]
+    assert [{"tool": g["tool"], "prompt": g["prompt"]} for g in approval["grants"]] == prompts
+    assert rules[0].startswith("Bash “run tests” (category test): `pytest`, ")
+    assert rules[1] == "Bash “npm run dev”: exactly `npm run dev`"
+    assert rules[2].startswith("Bash “deploy; rm -rf /”: allows nothing")
+    assert (await editor.state())["pendingApproval"]["grants"] == approval["grants"]
+    editor.open(plan_path)
+    approve, accept_edits, reject = await editor.lenses(plan_path)
+    shown = " and allow “run tests” (test commands); `npm run dev`; “deploy; rm -rf /” (nothing)"
+    assert approve.command and approve.command.title == "Approve plan" + shown
+    assert accept_edits.command and accept_edits.command.title.endswith(shown)
+    for lens in (approve, accept_edits):
+        assert lens.command and lens.command.tooltip == (
+            "Approving also allows these commands without asking:\n"
+            + "\n".join(f"• {rule}" for rule in rules)
+        )
+    assert reject.command and reject.command.tooltip is None
+    # Granted as shown: the exact rule, not a prefix.
+    await editor.run_lens(approve)
+    await asyncio.wait_for(task, 5)
+    for command, behavior in [
+        ("pytest -q", "allow"),
+        ("npm run dev", "allow"),
+        ("npm run dev --host 0.0.0.0", "ask"),
+        ("deploy", "ask"),
+    ]:
+        got = await editor.request(
+            "planMode/checkTool", {"tool": "Bash", "input": {"command": command}}
+        )
+        assert got["behavior"] == behavior, (command, got)
+
+
 async def test_rejected_plan_grants_nothing(editor: Editor, root: Path) -> None:
     await enter(editor)
     prompts = [{"tool": "Bash", "prompt": "run tests"}]

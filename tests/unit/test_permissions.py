@@ -377,7 +377,8 @@ DEV = AllowedPrompt("Bash", "npm run dev")
         (TESTS, "rm -rf build", False),
         (TESTS, "pytestevil", False),
         (DEV, "npm run dev", True),
-        (DEV, "npm run dev -- --port 3", True),
+        (DEV, "npm run dev -- --port 3", False),  # exact: no more words
+        (AllowedPrompt("Bash", "npm run dev *"), "npm run dev -- --port 3", True),
         (DEV, "npm run deploy", False),
         (DEV, "npm run devil", False),
         (DEV, "npm run dev; rm x", False),

@@ -10,7 +10,7 @@ import { askRejectFeedback, ServerController } from "./client";
 import { COMMANDS } from "./commands";
 import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
-import { SessionTracker, type SessionState } from "./state";
+import { grantsText, SessionTracker, type Approval, type SessionState } from "./state";
 import { SOURCE_LABELS } from "./resolve";
 import { MODES, modePickItems, problemView, serverLine, statusView, type StatusView } from "./status";
 
@@ -53,6 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       sessions.update(state);
       if (state.pendingApproval !== null) {
         submitted.remember(state.pendingApproval);
+        announceGrants(state.pendingApproval);
       }
       render(view(sessions.current()));
     },
@@ -100,6 +101,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return approval;
   };
 
+  /** A plan that asks for commands says so once, when it arrives for review. */
+  const announced = new Set<string>();
+  const announceGrants = (approval: Approval): void => {
+    const grants = grantsText(approval);
+    if (grants === undefined || announced.has(approval.approvalId)) return;
+    announced.add(approval.approvalId);
+    void vscode.window.showWarningMessage(`A plan is ready for review. ${grants}`, "Review Plan").then((choice) => {
+      if (choice) void openFile(approval.planFilePath);
+    });
+  };
+
+  /** Approving a plan that carries allowedPrompts: confirmed with the exact rules first. */
+  const confirmGrants = async (approval: Approval): Promise<boolean> => {
+    const grants = grantsText(approval);
+    if (grants === undefined) return true;
+    const choice = await vscode.window.showWarningMessage(
+      "Approve the plan and allow these commands?",
+      { modal: true, detail: grants },
+      "Approve",
+    );
+    return choice === "Approve";
+  };
+
   const openFile = async (path: string): Promise<void> => {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
     await vscode.window.showTextDocument(document, { preview: false });
@@ -129,11 +153,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand(COMMANDS.approve, async () => {
       const approval = pendingApproval();
-      if (approval) await request(APPROVE, approveParams(approval));
+      if (approval && (await confirmGrants(approval))) await request(APPROVE, approveParams(approval));
     }),
     vscode.commands.registerCommand(COMMANDS.approveAcceptEdits, async () => {
       const approval = pendingApproval();
-      if (approval) await request(APPROVE, approveParams(approval, "acceptEdits"));
+      if (approval && (await confirmGrants(approval))) await request(APPROVE, approveParams(approval, "acceptEdits"));
     }),
     vscode.commands.registerCommand(COMMANDS.reject, async () => {
       const approval = pendingApproval();

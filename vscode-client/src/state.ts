@@ -19,6 +19,11 @@ export interface AllowedPrompt {
   prompt: string;
 }
 
+/** An allowed prompt with the exact rule approving will grant (the server's wording). */
+export interface Grant extends AllowedPrompt {
+  rule: string;
+}
+
 export interface Approval {
   approvalId: string;
   sessionId: string;
@@ -26,7 +31,22 @@ export interface Approval {
   planFilePath: string;
   submittedPlan: string;
   allowedPrompts: AllowedPrompt[];
+  /** Absent from servers older than the grants field. */
+  grants?: Grant[];
   requestedAt: string;
+}
+
+/**
+ * What approving `approval` grants besides the plan, one line per prompt with its exact rule;
+ * undefined when it grants nothing. Prompts of an older server without rules are listed as
+ * they are, marked as unexplained.
+ */
+export function grantsText(approval: Approval): string | undefined {
+  const lines =
+    approval.grants?.map((g) => `• ${g.rule}`) ??
+    approval.allowedPrompts.map((p) => `• ${p.tool} “${p.prompt}” (the server did not say which commands)`);
+  if (lines.length === 0) return undefined;
+  return ["Approving also allows these commands without asking:", ...lines].join("\n");
 }
 
 export interface SessionState {

@@ -1,7 +1,7 @@
 /** What the status bar item and the mode quick pick show for a session state. */
 
 import type { PermissionMode, SessionState } from "./state";
-import { PERMISSION_MODES } from "./state";
+import { grantsText, PERMISSION_MODES } from "./state";
 
 export interface ModeInfo {
   icon: string;
@@ -70,9 +70,11 @@ function sessionView(state: SessionState | undefined): StatusView {
     };
   }
   if (state.pendingApproval !== null) {
+    const grants = grantsText(state.pendingApproval);
+    const review = `The agent is waiting for your review of ${basename(state.pendingApproval.planFilePath)}. Click to open it.`;
     return {
       text: "$(book) Plan ready for review",
-      tooltip: `The agent is waiting for your review of ${basename(state.pendingApproval.planFilePath)}. Click to open it.`,
+      tooltip: grants === undefined ? review : `${review}\n\n${grants}`,
       action: "reviewPlan",
       warning: true,
     };

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from planmode.core import prompts
+from planmode.core import grants, prompts
 from planmode.core.comments import Comment, render
 from planmode.core.linediff import opcodes
 from planmode.core.modes import PermissionMode
@@ -58,8 +58,13 @@ class Approval:
             "planFilePath": str(self.plan_file_path),
             "submittedPlan": self.submitted_plan,
             "allowedPrompts": [p.to_wire() for p in self.allowed_prompts],
+            # What approving grants, each prompt with the exact rule it will match.
+            "grants": [g.to_wire() for g in self.grants()],
             "requestedAt": self.requested_at,
         }
+
+    def grants(self) -> list[grants.PromptRule]:
+        return [grants.rule_for(p.tool, p.prompt) for p in self.allowed_prompts]
 
 
 def plan_digest(text: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from planmode.core import shell
+from planmode.core import grants, shell
 from planmode.core.approval import AllowedPrompt
 from planmode.core.modes import PermissionMode, parse_rule
 
@@ -258,75 +258,10 @@ def _allow_rule_allows(rule: str, tool: str, tool_input: Mapping[str, Any], root
 
 
 # -- allowedPrompts ---------------------------------------------------------------------------
-# Semantic prompts an approved plan may carry, and the commands each one covers. A prompt
-# that names no category is a literal command prefix (see prompt_allows).
-PROMPT_CATEGORIES: dict[str, tuple[str, ...]] = {
-    "test": (
-        "pytest",
-        "python -m pytest",
-        "python3 -m pytest",
-        "npm test",
-        "npm run test",
-        "yarn test",
-        "pnpm test",
-        "go test",
-        "cargo test",
-        "make test",
-        "tox",
-        "mvn test",
-        "gradle test",
-    ),
-    "build": (
-        "npm run build",
-        "yarn build",
-        "pnpm build",
-        "go build",
-        "cargo build",
-        "make",
-        "python -m build",
-        "mvn package",
-        "gradle build",
-    ),
-    "lint": (
-        "ruff check",
-        "ruff format",
-        "eslint",
-        "npm run lint",
-        "flake8",
-        "mypy",
-        "cargo clippy",
-    ),
-    "install": ("npm install", "npm ci", "yarn install", "pnpm install", "pip install -r"),
-}
-_CATEGORY_WORDS = {
-    "test": ("test", "tests", "testing", "test suite"),
-    "build": ("build", "compile"),
-    "lint": ("lint", "linter", "type check", "typecheck", "format check"),
-    "install": ("install dependencies", "install deps", "install packages"),
-}
-
-
-def prompt_category(prompt: str) -> str | None:
-    words = prompt.lower()
-    for category, triggers in _CATEGORY_WORDS.items():
-        if any(re.search(rf"\b{re.escape(t)}\b", words) for t in triggers):
-            return category
-    return None
-
-
 def prompt_allows(prompt: AllowedPrompt, command: str) -> bool:
-    """Whether a granted prompt covers ``command`` (deterministic, documented in README).
-
-    The command must be one simple command (no pipes, lists, substitutions or redirects).
-    A prompt in a category (``run tests`` → test runners) covers the commands listed for it;
-    otherwise the prompt is a literal prefix: ``npm run dev`` covers ``npm run dev -- --port 3``.
-    """
-    if prompt.tool != "Bash" or not shell.is_single_simple_command(command):
-        return False
-    normalized = " ".join(command.split())
-    category = prompt_category(prompt.prompt)
-    prefixes = PROMPT_CATEGORIES[category] if category else (" ".join(prompt.prompt.split()),)
-    return any(normalized == p or normalized.startswith(p + " ") for p in prefixes)
+    """Whether a granted prompt covers ``command``: the exact rule of
+    :func:`planmode.core.grants.rule_for`, shown to the user before it was granted."""
+    return grants.prompt_allows(prompt.tool, prompt.prompt, command)
 
 
 # -- the table --------------------------------------------------------------------------------

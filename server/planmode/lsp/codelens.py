@@ -19,12 +19,14 @@ from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
-def lens(line: int, title: str, command: str, argument: dict[str, Any]) -> types.CodeLens:
+def lens(
+    line: int, title: str, command: str, argument: dict[str, Any], tooltip: str | None = None
+) -> types.CodeLens:
     """A lens at the start of ``line`` running ``command`` with one object argument."""
     at = types.Position(line=line, character=0)
     return types.CodeLens(
         range=types.Range(start=at, end=at),
-        command=types.Command(title=title, command=command, arguments=[argument]),
+        command=types.Command(title=title, command=command, arguments=[argument], tooltip=tooltip),
     )
 
 
@@ -40,18 +42,30 @@ def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> li
     # Review comments are not plan content: writing one is not an edit of the plan.
     submitted, body = strip_comments(approval.submitted_plan), strip_comments(current)
     title = approve_lens_title(submitted, body, unreviewed)
+    accept_edits_title = protocol.LENS_APPROVE_ACCEPT_EDITS
+    tooltip = None
+    rules = approval.grants()
+    if rules:
+        # Shown before they are granted: the prompts in the titles, the exact rules on hover.
+        allows = " and allow " + "; ".join(rule.label() for rule in rules)
+        title += allows
+        accept_edits_title += allows
+        tooltip = "Approving also allows these commands without asking:\n" + "\n".join(
+            f"• {rule.describe()}" for rule in rules
+        )
     reject_args = {
         "approvalId": approval.approval_id,
         "sessionId": approval.session_id,
         "includeComments": True,
     }
     return [
-        lens(0, title, protocol.COMMAND_APPROVE, approve_args),
+        lens(0, title, protocol.COMMAND_APPROVE, approve_args, tooltip),
         lens(
             0,
-            protocol.LENS_APPROVE_ACCEPT_EDITS,
+            accept_edits_title,
             protocol.COMMAND_APPROVE,
             {**approve_args, "mode": "acceptEdits"},
+            tooltip,
         ),
         lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
     ]

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { PERMISSION_MODES } from "../../src/state";
+import { grantsText, PERMISSION_MODES } from "../../src/state";
 import { modePickItems, problemView, serverLine, statusView } from "../../src/status";
 import { makeApproval, makeState } from "./helpers";
 
@@ -68,4 +68,34 @@ test("the mode pick lists every mode once and marks the current one", () => {
   assert.equal(items.find((i) => i.mode === "plan")?.label, "$(book) Plan mode");
   assert.ok(items.every((i) => i.detail.length > 0));
   assert.equal(modePickItems(undefined).filter((i) => i.description).length, 0);
+});
+
+test("a pending approval that carries allowedPrompts lists each with its exact rule", () => {
+  const approval = makeApproval({
+    allowedPrompts: [
+      { tool: "Bash", prompt: "npm run dev" },
+      { tool: "Bash", prompt: "run tests" },
+    ],
+    grants: [
+      { tool: "Bash", prompt: "npm run dev", rule: "Bash “npm run dev”: exactly `npm run dev`" },
+      { tool: "Bash", prompt: "run tests", rule: "Bash “run tests” (category test): `pytest`, …" },
+    ],
+  });
+  const view = statusView(makeState({ mode: "plan", pendingApproval: approval }));
+  assert.equal(view.text, "$(book) Plan ready for review");
+  assert.match(view.tooltip, /bold-eagle\.md/);
+  assert.match(
+    view.tooltip,
+    /Approving also allows these commands without asking:\n• Bash “npm run dev”: exactly `npm run dev`\n• Bash “run tests” \(category test\)/,
+  );
+  assert.equal(grantsText(makeApproval()), undefined);
+  assert.equal(grantsText(makeApproval({ grants: [] })), undefined);
+});
+
+test("prompts from a server without rules are still shown, marked unexplained", () => {
+  const text = grantsText(makeApproval({ allowedPrompts: [{ tool: "Bash", prompt: "deploy" }] }));
+  assert.equal(
+    text,
+    "Approving also allows these commands without asking:\n• Bash “deploy” (the server did not say which commands)",
+  );
 });
