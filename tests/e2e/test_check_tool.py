@@ -235,7 +235,9 @@ async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
             ("pytest", "Bash", {"command": "pytest -q"}, "allow"),
             ("npm-test", "Bash", {"command": "npm test"}, "allow"),
             ("rm-build", "Bash", {"command": "rm -rf build"}, "ask"),
-            ("dev-with-args", "Bash", {"command": "npm run dev -- --port 3"}, "allow"),
+            ("dev-exactly", "Bash", {"command": "npm run dev"}, "allow"),
+            # Not a prefix: "npm run dev" grants exactly that command (docs/protocol.md §6).
+            ("dev-with-args", "Bash", {"command": "npm run dev -- --port 3"}, "ask"),
             ("deploy", "Bash", {"command": "npm run deploy"}, "ask"),
             ("deny-rule-wins", "Bash", {"command": "pytest --deny-me"}, "deny"),
         ]
