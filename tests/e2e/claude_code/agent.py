@@ -69,6 +69,12 @@ class Agent:
         request = await self.call("ToolSearch", {"query": f"select:{name}"})
         assert name in request.tool_names, request.tool_names
 
+    def exit_plan_mode(self, allowed_prompts: list[dict[str, str]] | None = None) -> None:
+        """Call ExitPlanMode; Claude Code reads the plan from its file. Answered by the user."""
+        self.api.reply(
+            tool_use("ExitPlanMode", {"allowedPrompts": allowed_prompts} if allowed_prompts else {})
+        )
+
     def say(self, words: str) -> None:
         """End the turn with a text answer."""
         self.api.reply(text(words))
@@ -77,7 +83,7 @@ class Agent:
 def failure_report(api: FakeApi, claude: ClaudeCode, out: Path) -> str:
     """Screen, Claude Code's debug log and the fake API's requests, saved and summarised."""
     out.mkdir(parents=True, exist_ok=True)
-    screen = claude.screen()
+    screen = claude.screen().rstrip()
     debug = claude.debug_log()
     (out / "screen.txt").write_text(screen)
     (out / "claude-debug.log").write_text(debug)
