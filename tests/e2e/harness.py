@@ -134,6 +134,14 @@ class Editor:
             )
         )
 
+    def save(self, path: Path) -> None:
+        """The editor saved the buffer (the caller wrote the file): textDocument/didSave."""
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri())
+            )
+        )
+
     async def lenses(self, path: Path) -> list[types.CodeLens]:
         found = await self.client.text_document_code_lens_async(
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()))
@@ -270,6 +278,16 @@ def _client_factory(editor_box: list[Editor]) -> Any:
                 return types.ApplyWorkspaceEditResult(
                     applied=False, failure_reason=editor.refuse_edits
                 )
+            # Like eglot, VS Code and lsp-mode: an edit for another version of a buffer is refused.
+            for change in params.edit.document_changes or []:
+                if isinstance(change, types.TextDocumentEdit):
+                    uri, version = change.text_document.uri, change.text_document.version
+                    held = editor.versions.get(uri)
+                    if version is not None and held is not None and version != held:
+                        return types.ApplyWorkspaceEditResult(
+                            applied=False,
+                            failure_reason=f"{uri} is at version {held}, not {version}",
+                        )
             try:
                 operations = to_operations(params.edit)
                 touches_open = any(p in editor.buffers for p in targets(operations))

@@ -113,15 +113,20 @@ async def test_revision_during_pending_approval_hunk_by_hunk(editor: Editor, roo
 
     # Undo the last-line hunk: exactly the old text comes back, through the editor.
     edits_before = len(editor.applied_edits)
+    version_before = editor.versions[path.as_uri()]
     assert await editor.execute(UNDO, [b_args]) == {"ok": True}
     after_b = PLAN.replace("2. Change the greeting\n", "")
     assert editor.buffers[path] == after_b
     assert len(editor.applied_edits) == edits_before + 1
     undo_edit = editor.applied_edits[-1]
     assert undo_edit["label"] == UNDO_LABEL
-    assert list(undo_edit["edit"].changes) == [path.as_uri()]
-    (text_edit,) = undo_edit["edit"].changes[path.as_uri()]
+    # Versioned, against the text the buffer held, touching only the changed lines.
+    (change,) = undo_edit["edit"].document_changes
+    assert change.text_document.uri == path.as_uri()
+    assert change.text_document.version == version_before
+    (text_edit,) = change.edits
     assert text_edit.new_text == "Run pytest"
+    assert path.read_text() == after_b  # the file follows the buffer
     lenses = await editor.lenses(path)
     assert [p[:3] for p in hunk_pairs(lenses)] == [(a_line, a_keep, a_undo)]
     assert "1 change unreviewed" in approve_title(lenses)
@@ -243,9 +248,10 @@ async def test_revision_after_rejection_and_history(editor: Editor, root: Path) 
         (4, "Keep (+0 −1)"),
     ]
     assert pairs[0][2] == "Undo: restores “1. Read src/app.py”"
-    # Not open in the editor: the undo goes to disk through workspace/applyEdit.
+    # Not open in the editor: the undo is written to the file, no editor edit.
+    edits_before = len(editor.applied_edits)
     assert await editor.execute(UNDO, [pairs[1][3]]) == {"ok": True}
-    assert editor.applied_edits[-1]["label"] == UNDO_LABEL
+    assert len(editor.applied_edits) == edits_before
     restored = second_plan.replace(
         "2. Change the greeting\n", "2. Change the greeting\n3. Run the app\n"
     )

@@ -42,6 +42,8 @@ export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
 export const LENS_APPROVE = "Approve plan";
 export const LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits";
 export const LENS_REJECT = "Reject…";
+// Appended to the Approve lens while the open buffer did not take the server's last change.
+export const LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)";
 
 // Error codes
 export const INVALID_PARAMS = -32602;

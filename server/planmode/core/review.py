@@ -48,7 +48,7 @@ class Hunk:
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def _lines(text: str) -> list[str]:
+def lsp_lines(text: str) -> list[str]:
     return _LSP_LINE.findall(text)
 
 
@@ -56,7 +56,7 @@ def hunks(seen: str, current: str) -> list[Hunk]:
     """The changes from ``seen`` to ``current``, one per contiguous block of changed lines."""
     if seen == current:
         return []
-    old, new = _lines(seen), _lines(current)
+    old, new = lsp_lines(seen), lsp_lines(current)
     return [
         Hunk(j1, tuple(new[j1:j2]), i1, tuple(old[i1:i2]))
         for tag, i1, i2, j1, j2 in opcodes(old, new)
@@ -66,7 +66,7 @@ def hunks(seen: str, current: str) -> list[Hunk]:
 
 def keep(seen: str, current: str, hunk: Hunk) -> str:
     """The seen text with ``hunk`` accepted: its new lines take the old ones' place."""
-    old = _lines(seen)
+    old = lsp_lines(seen)
     if tuple(old[hunk.seen_start : hunk.seen_start + len(hunk.old_lines)]) != hunk.old_lines:
         raise ValueError("the hunk no longer matches what was seen")
     return "".join(
@@ -76,7 +76,7 @@ def keep(seen: str, current: str, hunk: Hunk) -> str:
 
 def undo(current: str, hunk: Hunk) -> str:
     """The current text with ``hunk`` reverted to the seen lines."""
-    new = _lines(current)
+    new = lsp_lines(current)
     if tuple(new[hunk.start : hunk.start + len(hunk.new_lines)]) != hunk.new_lines:
         raise ValueError("the hunk no longer matches the plan")
     return "".join(

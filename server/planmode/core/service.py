@@ -548,16 +548,18 @@ class PlanModeService:
         agent_id: str | None = None,
         plan: str | None = None,
         allowed_prompts: tuple[AllowedPrompt, ...] = (),
+        write: bool = True,
     ) -> tuple[Approval, Approval | None]:
         """Validate an ExitPlanMode call and make its approval pending.
 
         Returns the new approval and the one it replaced, if any (that one must be answered
-        as rejected). ``plan`` is written to the plan file first (guide §10.6).
+        as rejected). ``plan`` is written to the plan file first (guide §10.6) unless
+        ``write`` is false: the caller writes it (a plan open in the editor).
         """
         if session.modes.mode != "plan":
             raise NotInPlanMode()
         path = self.plan_path(session, agent_id)
-        if plan is not None:
+        if plan is not None and write:
             plans.write_atomic(path, plan)
         submitted = plan if plan is not None else (self.read_text(path) or "")
         approval = Approval(

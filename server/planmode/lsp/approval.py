@@ -17,8 +17,8 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
-from planmode.core.service import Decision, NoPendingApproval
-from planmode.lsp import diagnostics, protocol
+from planmode.core.service import Decision, NoPendingApproval, PlanModeError
+from planmode.lsp import buffers, diagnostics, protocol
 from planmode.lsp.models import ApproveParams, ExitParams, RejectParams
 from planmode.lsp.server import PlanModeServer
 
@@ -31,11 +31,16 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     if teammate_result is not None:
         server.publish_state(session)
         return teammate_result.to_wire()
+    try:
+        is_open = server.open_document(server.service.plan_path(session, params.agentId))
+    except PlanModeError:
+        is_open = None  # begin_exit raises the error in its order
     approval, replaced = server.service.begin_exit(
         session,
         agent_id=params.agentId,
         plan=params.plan,
         allowed_prompts=tuple(p.to_core() for p in params.allowedPrompts),
+        write=is_open is None,
     )
     if replaced is not None:
         answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
@@ -43,8 +48,12 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     # still answer this request, or it would wait forever.
     waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     server.waiters[approval.approval_id] = waiter
-    if params.plan is not None:
-        await sync_open_buffer(server, approval.plan_file_path, params.plan)
+    if params.plan is not None and is_open is not None:
+        # The approved plan is read from the buffer: it must hold the submitted plan, or the
+        # old text would look like the user's edit (lsp/buffers.py).
+        await buffers.change_plan(
+            server, approval.plan_file_path, params.plan, "Plan submitted for approval"
+        )
         if waiter.done():  # answered (resolve_waiter already dropped it)
             return waiter.result()
     diagnostics.publish(server, approval.plan_file_path)
@@ -74,37 +83,6 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         raise
     finally:
         server.waiters.pop(approval.approval_id, None)
-
-
-async def sync_open_buffer(server: PlanModeServer, path: Path, text: str) -> None:
-    """Put the submitted plan into the editor's buffer too, when the plan is open there.
-
-    The approved plan is read from the buffer; an open buffer still holding older text would
-    otherwise look like a user edit and, once approved, undo the agent's new plan.
-    """
-    held = server.open_document_text(path)
-    if held is None or held == text:
-        return
-    if not server.client_supports("workspace", "apply_edit"):
-        log.warning("%s is open with other text and the editor cannot apply edits", path)
-        return
-    lines = held.split("\n")
-    whole = types.Range(
-        start=types.Position(line=0, character=0),
-        end=types.Position(line=len(lines), character=0),
-    )
-    edit = types.WorkspaceEdit(
-        changes={path.as_uri(): [types.TextEdit(range=whole, new_text=text)]}
-    )
-    try:
-        answer = await server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label="Plan submitted for approval")
-        )
-    except Exception as exc:
-        log.warning("could not update the open plan %s: %s", path, exc)
-        return
-    if not answer.applied:
-        log.warning("the editor did not take the submitted plan: %s", answer.failure_reason)
 
 
 async def show_plan(server: PlanModeServer, approval: Approval) -> None:

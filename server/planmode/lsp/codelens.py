@@ -132,6 +132,19 @@ class LensMemo:
         return computed
 
 
+def out_of_date(approve: types.CodeLens) -> types.CodeLens:
+    """The Approve lens while the buffer did not take the server's last change: the file,
+    not the buffer, is what it approves (lsp/buffers.py)."""
+    assert approve.command is not None
+    title = f"{approve.command.title} {protocol.LENS_BUFFER_OUT_OF_DATE}"
+    return types.CodeLens(
+        range=approve.range,
+        command=types.Command(
+            title=title, command=approve.command.command, arguments=approve.command.arguments
+        ),
+    )
+
+
 # The lines a decision is about: None for the whole plan, else [first, last] (0-based).
 Lines = tuple[int, int] | None
 
@@ -156,6 +169,8 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
             memo = server.lens_memo.lenses(approval, service.current_plan(approval), len(changes))
+            if path in server.out_of_date:
+                memo = [out_of_date(memo[0]), *memo[1:]]
             decisions += [(lens, None) for lens in memo]
     for hunk in changes:
         decisions += [(lens, hunk_lines(hunk)) for lens in hunk_lenses(path, hunk)]

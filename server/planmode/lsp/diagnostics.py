@@ -65,4 +65,8 @@ def register(server: PlanModeServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        refresh(server, uri_to_path(params.text_document.uri))
+        path = uri_to_path(params.text_document.uri)
+        # The user saved the buffer: what it holds is the plan again (lsp/buffers.py).
+        if path is not None:
+            server.out_of_date.discard(path)
+        refresh(server, path)

@@ -44,6 +44,8 @@ COMMAND_UNDO_HUNK = "planMode.undoHunk"
 LENS_APPROVE = "Approve plan"
 LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits"
 LENS_REJECT = "Reject…"
+# Appended to the Approve lens while the open buffer did not take the server's last change.
+LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)"
 
 # Error codes
 INVALID_PARAMS = -32602

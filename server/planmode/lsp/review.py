@@ -5,12 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-
-from planmode.core.plans import write_atomic
-from planmode.core.review import Hunk
 from planmode.core.service import InvalidParams
-from planmode.lsp import protocol
+from planmode.lsp import buffers, protocol
 from planmode.lsp.models import HunkParams, Params, RevisionDiffParams, RevisionsParams
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -49,39 +45,14 @@ def keep_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
     return {"ok": True}
 
 
-def _utf16_len(text: str) -> int:
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
-
-
-def hunk_range(hunk: Hunk) -> types.Range:
-    """The exact span of the hunk's current lines (a last line may lack its newline)."""
-    start = types.Position(line=hunk.start, character=0)
-    if not hunk.new_lines:
-        return types.Range(start=start, end=start)
-    last = hunk.new_lines[-1]
-    end_line = hunk.start + len(hunk.new_lines)
-    if last.endswith(("\n", "\r")):
-        end = types.Position(line=end_line, character=0)
-    else:
-        end = types.Position(line=end_line - 1, character=_utf16_len(last))
-    return types.Range(start=start, end=end)
-
-
 async def undo_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
     path = plan_file(server, params, params.path)
-    hunk, reverted = server.service.undo_hunk(path, params.hunkId)
-    edit = types.TextEdit(range=hunk_range(hunk), new_text="".join(hunk.old_lines))
-    if server.client_supports("workspace", "apply_edit"):
-        answer = await server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(
-                edit=types.WorkspaceEdit(changes={path.as_uri(): [edit]}),
-                label="Undo a change to the plan",
-            )
-        )
-        if not answer.applied:
-            return {"ok": False, "failureReason": answer.failure_reason or "not applied"}
-    else:
-        write_atomic(path, reverted)
+    _hunk, reverted = server.service.undo_hunk(path, params.hunkId)
+    # Through the editor when the plan is open, so the editor can undo the undo.
+    if not await buffers.change_plan(
+        server, path, reverted, "Undo a change to the plan", required=False
+    ):
+        return {"ok": False, "failureReason": "the editor did not apply the undo"}
     server.service.history.record(path, reverted, "user", "undo of an agent change")
     server.refresh_code_lenses()
     return {"ok": True}

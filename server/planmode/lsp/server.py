@@ -21,6 +21,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from planmode import __version__
 from planmode.core import service as errors
@@ -112,6 +113,8 @@ class PlanModeServer(LanguageServer):
         # Reused approval lenses (lsp/codelens.py).
         self.lens_memo: Any = None
         self._uri_paths: dict[str, Path | None] = {}
+        # Open plans whose buffer did not take the server's last change (lsp/buffers.py).
+        self.out_of_date: set[Path] = set()
 
     # -- the service ----------------------------------------------------------------------
     @property
@@ -127,8 +130,8 @@ class PlanModeServer(LanguageServer):
         self._service.open_document_text = self.open_document_text
         return self._service
 
-    def open_document_text(self, path: Path) -> str | None:
-        """The text of ``path`` as the editor holds it, unsaved edits included."""
+    def open_document(self, path: Path) -> TextDocument | None:
+        """The editor's open document of ``path``, or None."""
         try:
             documents = self.workspace.text_documents
         except RuntimeError:
@@ -137,8 +140,23 @@ class PlanModeServer(LanguageServer):
             if uri not in self._uri_paths:
                 self._uri_paths[uri] = uri_to_path(uri)
             if self._uri_paths[uri] == path:
-                return document.source
+                return document
         return None
+
+    def open_document_text(self, path: Path) -> str | None:
+        """The text of ``path`` as the editor holds it, unsaved edits included.
+
+        None for a buffer that did not take a change the server made (lsp/buffers.py): the
+        file is the plan until the buffer equals it again or is saved.
+        """
+        document = self.open_document(path)
+        if document is None:
+            return None
+        if path in self.out_of_date:
+            if document.source != disk_text(path):
+                return None
+            self.out_of_date.discard(path)
+        return document.source
 
     def session_for(self, params: Params) -> Session:
         # Only an absent sessionId means the default session; "" is invalid, not "default".
@@ -290,6 +308,14 @@ def uri_to_path(uri: str) -> Path | None:
     try:
         return Path(fs_path).resolve()
     except (OSError, ValueError):
+        return None
+
+
+def disk_text(path: Path) -> str | None:
+    """The file's text exactly (no newline translation), or None."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return None
 
 

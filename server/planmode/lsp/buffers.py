@@ -1,0 +1,153 @@
+"""Server-made changes to a plan that may be open in the editor, without corrupting the buffer.
+
+The server changes a plan's text itself when the agent submits a revision with ExitPlanMode
+and when the user undoes a hunk. An edit computed against text the editor no longer holds
+corrupts the buffer (the same section twice), and a file written under an unmodified buffer
+makes the editor reload it. So (docs/protocol.md §5.1):
+
+* Not open: the file is written.
+* Open and unmodified (the buffer holds what the file holds): the file is written and the
+  editor's own reload brings the buffer along, which leaves it unmodified (VS Code, Emacs with
+  ``auto-revert``). An editor that has not reloaded after :data:`RELOAD_WAIT` gets the change
+  as an edit.
+* Open with unsaved changes: the change goes to the editor first, and the file follows once
+  the editor applied it.
+
+Every edit is ``documentChanges`` with the version of the buffer the server last saw and
+ranges computed against the text the server knows the buffer holds; an editor whose buffer
+moved on refuses it (eglot, VS Code and lsp-mode check the version). When the buffer does not
+take the change, the file holds the new text and the buffer is marked *out of date*: until it
+equals the file again (or the user saves it), the plan is read from the file, so an old text
+left in the buffer is never approved as the user's edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+
+from planmode.core.linediff import opcodes
+from planmode.core.plans import write_atomic
+from planmode.core.review import lsp_lines
+from planmode.lsp.server import PlanModeServer, disk_text
+
+log = logging.getLogger(__name__)
+
+# How long an unmodified buffer is given to reload a file the server wrote, in seconds.
+RELOAD_WAIT = 1.0
+
+
+def _utf16_len(text: str) -> int:
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
+
+
+def line_edits(old: str, new: str) -> list[types.TextEdit]:
+    """Line-granular edits turning ``old`` into ``new`` (only the changed lines are touched)."""
+    before, after = lsp_lines(old), lsp_lines(new)
+
+    def position(index: int) -> types.Position:
+        """Where line ``index`` of ``old`` starts (the end of the text past its last line)."""
+        if index < len(before) or not before or before[-1].endswith(("\n", "\r")):
+            return types.Position(line=index, character=0)
+        return types.Position(line=index - 1, character=_utf16_len(before[-1]))
+
+    return [
+        types.TextEdit(
+            range=types.Range(start=position(i1), end=position(i2)),
+            new_text="".join(after[j1:j2]),
+        )
+        for tag, i1, i2, j1, j2 in opcodes(before, after)
+        if tag != "equal"
+    ]
+
+
+async def reaches(server: PlanModeServer, path: Path, text: str, timeout: float) -> bool:
+    """Wait (bounded) until the editor's buffer of ``path`` holds ``text``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        document = server.open_document(path)
+        if document is None or document.source == text:
+            return True
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.02)
+
+
+async def send_edit(
+    server: PlanModeServer, path: Path, old: str, version: int | None, new: str, label: str
+) -> bool:
+    """Ask the editor to turn its buffer (``old`` at ``version``) into ``new``."""
+    if not server.client_supports("workspace", "apply_edit"):
+        return False
+    if not server.client_supports("workspace", "workspace_edit", "document_changes"):
+        # Unversioned `changes` cannot be refused by a buffer that moved on: not sent.
+        return False
+    edit = types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=path.as_uri(), version=version
+                ),
+                edits=list(line_edits(old, new)),
+            )
+        ]
+    )
+    try:
+        answer = await server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        )
+    except Exception as exc:  # eglot answers a refused edit with an error
+        log.info("the editor did not apply the change to %s: %s", path, exc)
+        return False
+    if not answer.applied:
+        log.info("the editor did not apply the change to %s: %s", path, answer.failure_reason)
+    return bool(answer.applied)
+
+
+async def change_plan(
+    server: PlanModeServer, path: Path, new: str, label: str, *, required: bool = True
+) -> bool:
+    """Make the plan ``path`` hold ``new``, in the file and in an open buffer.
+
+    ``required``: the file gets ``new`` even when an open buffer with unsaved changes refuses
+    it (the agent's submitted plan); otherwise such a refusal changes nothing and returns
+    False (the user's Undo).
+    """
+    document = server.open_document(path)
+    if document is None:
+        write_atomic(path, new)
+        return True
+    held, version = document.source, document.version
+    disk = disk_text(path)
+    if held == new:
+        if disk != new:
+            write_atomic(path, new)
+        server.out_of_date.discard(path)
+        return True
+    if held == disk:
+        # Unmodified: the file first; the editor reloading it keeps the buffer clean.
+        write_atomic(path, new)
+        if await reaches(server, path, new, RELOAD_WAIT):
+            return True
+        if await send_edit(server, path, held, version, new, label):
+            await reaches(server, path, new, RELOAD_WAIT)
+        if not await reaches(server, path, new, 0):
+            server.out_of_date.add(path)
+        return True
+    # Unsaved changes: the editor first, so they stay undoable there; the file follows.
+    if await send_edit(server, path, held, version, new, label):
+        write_atomic(path, new)
+        await reaches(server, path, new, RELOAD_WAIT)
+        return True
+    if await reaches(server, path, new, 0):  # the buffer got there on its own
+        write_atomic(path, new)
+        return True
+    if not required:
+        return False
+    write_atomic(path, new)
+    server.out_of_date.add(path)
+    return True

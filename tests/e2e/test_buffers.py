@@ -1,0 +1,125 @@
+"""Server-made changes to an open plan never corrupt the buffer (lsp/buffers.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.e2e.harness import Editor
+from tests.e2e.test_review import pending_exit
+
+PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n\n## Verification\nRun it\n"
+REVISED = "# Plan\n\n1. Read src/app.py\n2. Change the greeting to hi\n3. Log it\n\n## Verification\nRun it\n"  # noqa: E501
+
+
+@contextlib.asynccontextmanager
+async def reloading(editor: Editor, path: Path) -> AsyncIterator[None]:
+    """The editor reloads the unmodified buffer when the file changes (VS Code, auto-revert)."""
+
+    async def watch() -> None:
+        while True:
+            on_disk = path.read_bytes().decode()
+            if on_disk != editor.buffers[path]:
+                editor.change(path, on_disk)
+            await asyncio.sleep(0.02)
+
+    task = asyncio.ensure_future(watch())
+    try:
+        yield
+    finally:
+        task.cancel()
+
+
+async def rejected(editor: Editor, task: asyncio.Task) -> None:
+    state = await editor.state()
+    await editor.request("planMode/reject", {"approvalId": state["pendingApproval"]["approvalId"]})
+    await asyncio.wait_for(task, 5)
+
+
+async def test_a_revision_of_an_unmodified_open_plan_is_reloaded_not_edited(editor: Editor) -> None:
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    async with reloading(editor, path):
+        path2, task = await pending_exit(editor, REVISED)
+        assert path2 == path
+        assert editor.buffers[path] == REVISED == path.read_bytes().decode()
+    assert editor.applied_edits == []  # the editor's reload brought it: the buffer stays clean
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
+    assert await editor.run_lens(lenses[0]) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == REVISED and result["userEditsDiff"] is None
+
+
+async def test_an_editor_that_does_not_reload_gets_a_versioned_edit(editor: Editor) -> None:
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    version = editor.versions[path.as_uri()]
+    path, task = await pending_exit(editor, REVISED)
+    assert editor.buffers[path] == REVISED == path.read_bytes().decode()
+    (applied,) = editor.applied_edits
+    (change,) = applied["edit"].document_changes
+    assert change.text_document.version == version
+    # Only the changed lines, against the text the buffer held.
+    (edit,) = change.edits
+    assert (edit.range.start.line, edit.range.end.line) == (3, 4)
+    assert edit.new_text == "2. Change the greeting to hi\n3. Log it\n"
+    lenses = await editor.lenses(path)
+    assert await editor.run_lens(lenses[0]) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == REVISED and result["userEditsDiff"] is None
+
+
+async def test_a_refused_revision_is_never_approved_as_the_users_edit(editor: Editor) -> None:
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    editor.change(path, PLAN + "\nmy unsaved note\n")  # unsaved: the edit goes first
+    editor.refuse_edits = "User cancelled server edit"
+    path, task = await pending_exit(editor, REVISED)
+    assert len(editor.applied_edits) == 1
+    assert editor.buffers[path] == PLAN + "\nmy unsaved note\n"  # the buffer kept its text
+    assert path.read_bytes().decode() == REVISED  # the agent's plan is in the file
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    title = lenses[0].command.title
+    assert title == "Approve plan (1 change unreviewed) (buffer out of date: approves the file)"
+    # The code action says the same, and approves the file (as Helix or eglot would).
+    (action,) = [a for a in await editor.code_actions(path) if a.title == title]
+    assert isinstance(action, types.CodeAction) and action.command is not None
+    assert await editor.execute(action.command.command, list(action.command.arguments or []))
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == REVISED and result["userEditsDiff"] is None
+    assert path.read_bytes().decode() == REVISED
+
+
+async def test_an_out_of_date_buffer_counts_again_once_saved(editor: Editor) -> None:
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    editor.change(path, PLAN + "x\n")
+    editor.refuse_edits = "no"
+    path, task = await pending_exit(editor, REVISED)
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None and "out of date" in lenses[0].command.title
+    # The user saves their own text deliberately: it is the plan again, and their edit.
+    path.write_text(PLAN + "x\n")
+    editor.save(path)
+    await editor.settle()
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title.startswith("Approve plan (edited")
+    assert await editor.run_lens(lenses[0]) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == PLAN + "x\n" and result["userEditsDiff"]
