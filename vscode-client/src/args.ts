@@ -2,10 +2,13 @@
 
 import type { Approval, PermissionMode } from "./state";
 
+// The editor's decisions deliver the review comments written in the plan (README "Reviewing
+// with comments"): notes with an approval, feedback with a rejection.
 export interface ApproveParams {
   approvalId: string;
   sessionId?: string;
   mode?: PermissionMode;
+  includeComments: true;
 }
 
 export function approveParams(approval: Approval, mode?: PermissionMode): ApproveParams {
@@ -13,6 +16,7 @@ export function approveParams(approval: Approval, mode?: PermissionMode): Approv
     approvalId: approval.approvalId,
     sessionId: approval.sessionId,
     ...(mode !== undefined ? { mode } : {}),
+    includeComments: true,
   };
 }
 
@@ -20,6 +24,7 @@ export interface RejectParams {
   approvalId: string;
   sessionId?: string;
   feedback?: string;
+  includeComments: true;
 }
 
 /** Feedback as typed: blank means "no feedback", not an empty message to the agent. */
@@ -28,6 +33,7 @@ export function rejectParams(approval: Approval, feedback: string): RejectParams
     approvalId: approval.approvalId,
     sessionId: approval.sessionId,
     ...withFeedback(feedback),
+    includeComments: true,
   };
 }
 

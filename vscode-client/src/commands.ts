@@ -17,4 +17,5 @@ export const COMMANDS = {
   showOutput: "planMode.client.showOutput",
   restart: "planMode.client.restartServer",
   fixServer: "planMode.client.setUpServer",
+  addComment: "planMode.client.addComment",
 } as const;

@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { approveParams, rejectParams, setModeParams, SUBMITTED_PLAN_SCHEME } from "./args";
 import { askRejectFeedback, ServerController } from "./client";
 import { COMMANDS } from "./commands";
+import { ReviewComments } from "./comments";
 import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
 import { grantsText, SessionTracker, type Approval, type SessionState } from "./state";
@@ -29,6 +30,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = vscode.window.createStatusBarItem("planMode.status", vscode.StatusBarAlignment.Left, 100);
   status.name = "Plan Mode";
   const submitted = new SubmittedPlanProvider();
+  const samePath = (a: string, b: string) => vscode.Uri.file(a).fsPath === vscode.Uri.file(b).fsPath;
+  const reviewComments = new ReviewComments({
+    underReview: (path) => sessions.all().some((s) => s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path)),
+    isPlan: (path) =>
+      sessions.all().some((s) => samePath(s.planFilePath, path) || (s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path))),
+  });
 
   const render = (view: StatusView): void => {
     status.text = view.text;
@@ -56,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         announceGrants(state.pendingApproval);
       }
       render(view(sessions.current()));
+      reviewComments.refresh();
     },
     onStarted(info) {
       serverInfo = serverLine({ ...info, sourceLabel: SOURCE_LABELS[info.source] });
@@ -192,6 +200,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMANDS.showOutput, () => output.show()),
     vscode.commands.registerCommand(COMMANDS.restart, () => server.restart()),
     vscode.commands.registerCommand(COMMANDS.fixServer, () => server.fix()),
+    reviewComments,
+    vscode.commands.registerCommand(COMMANDS.addComment, (reply: vscode.CommentReply) => reviewComments.add(reply)),
   );
 
   await controller.start();

@@ -92,6 +92,11 @@ export class SessionTracker {
     return [...this.states.values()].reverse().find((s) => s.pendingApproval !== null);
   }
 
+  /** Every session's state, in the order they last changed. */
+  all(): SessionState[] {
+    return [...this.states.values()];
+  }
+
   private latest(): SessionState | undefined {
     return [...this.states.values()].pop();
   }

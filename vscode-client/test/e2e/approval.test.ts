@@ -24,6 +24,8 @@ interface ExitResult {
   planWasEdited: boolean;
   restoredMode: string;
   feedback: string | null;
+  remark: string | null;
+  comments: { text: string; quote: string; headingPath: string[]; line: number; outdated: boolean }[];
   toolResult: string;
 }
 
@@ -146,6 +148,55 @@ step("Reject… asks for feedback and the agent gets it, still in plan mode", as
   assert.match(result.toolResult, /^User rejected the plan\. Keep planning/);
   assert.match(result.toolResult, /Also handle an empty name/);
   await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+  await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
+});
+
+step("a comment added through the gutter's + reaches the agent with its anchor on Reject…", async (page) => {
+  const exit = agent.request<ExitResult>("planMode/exit", {});
+  exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+  await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
+  // Hover the gutter of line 4 ("1. Read the name…"): VS Code shows the + of the commenting range.
+  const lineNumber = page.locator(".margin-view-overlays .line-numbers", { hasText: /^4$/ });
+  await lineNumber.hover();
+  const glyph = page.locator(".margin-view-overlays .comment-range-glyph");
+  await glyph.first().waitFor({ timeout: 15_000 });
+  const row = await lineNumber.boundingBox();
+  const column = await glyph.first().boundingBox();
+  assert.ok(row && column);
+  await page.mouse.move(column.x + column.width / 2, row.y + row.height / 2);
+  await page.mouse.click(column.x + column.width / 2, row.y + row.height / 2);
+  const widget = page.locator(".review-widget");
+  await widget.locator(".comment-form").waitFor({ timeout: 15_000 });
+  await widget.locator(".comment-form .monaco-editor, .comment-form textarea").first().click();
+  await page.keyboard.type("Which argument: the first, or --name?");
+  await editor.screenshot("2a-comment-thread");
+  await widget.getByText("Add Comment", { exact: true }).click();
+  // The thread wrote the comment syntax into the plan; the server counts it on the lens.
+  const rejectWithComment = lens(page, "Reject… (1 comment)");
+  await rejectWithComment.waitFor({ timeout: 30_000 });
+  await page.locator(".view-lines", { hasText: "> [!review] Which argument: the first, or --name?" }).first().waitFor();
+  await editor.screenshot("2b-comment-written");
+  await rejectWithComment.click();
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill("Say which argument");
+  await input.press("Enter");
+  const result = await exit;
+  assert.equal(result.outcome, "rejected");
+  assert.equal(result.remark, "Say which argument");
+  assert.deepEqual(result.comments, [
+    {
+      text: "Which argument: the first, or --name?",
+      quote: "1. Read the name from the first argument in `src/app.py`.",
+      headingPath: ["Greet by name", "Steps"],
+      line: 4,
+      outdated: false,
+    },
+  ]);
+  assert.match(
+    result.toolResult,
+    /1\. under “Greet by name › Steps” on line 4: “1\. Read the name from the first argument in `src\/app\.py`\.”\n {3}Which argument: the first, or --name\?/,
+  );
   await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
 });
 

@@ -13,14 +13,24 @@ import { makeApproval } from "./helpers";
 
 test("approve names the approval and its session, and the mode only when chosen", () => {
   const approval = makeApproval();
-  assert.deepEqual(approveParams(approval), { approvalId: "a-1", sessionId: "s1" });
-  assert.deepEqual(approveParams(approval, "acceptEdits"), { approvalId: "a-1", sessionId: "s1", mode: "acceptEdits" });
+  assert.deepEqual(approveParams(approval), { approvalId: "a-1", sessionId: "s1", includeComments: true });
+  assert.deepEqual(approveParams(approval, "acceptEdits"), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    mode: "acceptEdits",
+    includeComments: true,
+  });
 });
 
 test("reject sends feedback only when there is some", () => {
   const approval = makeApproval();
-  assert.deepEqual(rejectParams(approval, "  "), { approvalId: "a-1", sessionId: "s1" });
-  assert.deepEqual(rejectParams(approval, " Keep the API \n"), { approvalId: "a-1", sessionId: "s1", feedback: "Keep the API" });
+  assert.deepEqual(rejectParams(approval, "  "), { approvalId: "a-1", sessionId: "s1", includeComments: true });
+  assert.deepEqual(rejectParams(approval, " Keep the API \n"), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    feedback: "Keep the API",
+    includeComments: true,
+  });
 });
 
 test("the Reject… lens's argument object gets the feedback added, the rest kept", () => {
