@@ -154,6 +154,28 @@ async def test_comments_written_in_the_buffer_reach_the_agent_on_reject(
     ]
 
 
+async def test_a_code_action_rejects_with_the_comments(editor: Editor) -> None:
+    """Editors without lenses (eglot, Helix) reject with the comments through a code action."""
+    path = await enter(editor)
+    task, _ = await exit_with_plan(editor, PLAN)
+    editor.open(path)
+    editor.change(path, COMMENTED)
+    await diagnostics_until(editor, path, lambda f: len(by_code(f, "review-comment")) == 2)
+    actions = await editor.code_actions(path, line=4)
+    reject = next(a for a in actions if a.title == "Reject… (2 comments)")
+    command = reject.command if isinstance(reject, types.CodeAction) else reject
+    assert command is not None and command.arguments is not None
+    assert command.arguments[0]["includeComments"] is True
+    await editor.execute(command.command, list(command.arguments))
+    result = await asyncio.wait_for(task, 5)
+    assert result["remark"] is None
+    assert [c["text"] for c in result["comments"]] == [
+        "What if there is no argument?",
+        "Add a test for the fallback.",
+    ]
+    assert result["feedback"].startswith("The user's comments on the plan")
+
+
 async def test_plain_approve_and_reject_requests_leave_comments_out(editor: Editor) -> None:
     path = await enter(editor)
     task, approval = await exit_with_plan(editor, PLAN)
