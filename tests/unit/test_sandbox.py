@@ -97,17 +97,20 @@ def test_nothing_writes_but_the_private_tmp(sandbox: Availability, tmp_path: Pat
     tmp_path.mkdir()
     target = tmp_path / "file"
     target.write_text("before\n")
+    stat = target.stat()
     done = run_in(
         sandbox,
         "echo x > file; echo y >> file; touch new; mkdir d; rm -f file; ln -s file l; "
+        "chmod 600 file; touch -d 2001-01-01 file; "
         "cat <<EOF\nheredoc $((6 * 7))\nEOF\n"
         'echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"; echo nul > /dev/null && echo devnull',
         tmp_path,
     )
     assert target.read_text() == "before\n"
+    assert (target.stat().st_mode, target.stat().st_mtime_ns) == (stat.st_mode, stat.st_mtime_ns)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
     assert done.stdout.splitlines() == ["heredoc 42", "tmp", "devnull"]
-    assert done.stderr.count("\n") >= 6  # every write refused, with the error shown
+    assert done.stderr.count("\n") >= 8  # every write refused, with the error shown
 
 
 def test_private_tmp_is_gone_afterwards(sandbox: Availability, tmp_path: Path) -> None:

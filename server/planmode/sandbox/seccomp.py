@@ -14,6 +14,8 @@ It refuses what the file system and namespaces cannot express (see docs/sandbox.
   ``chroot``; ``io_uring`` (its operations bypass this filter); ``ptrace`` and
   ``process_vm_writev``; ``bpf``, ``perf_event_open``, ``userfaultfd``, the keyrings.
 * System V IPC and POSIX message queues (shared with processes outside).
+* Changing metadata — modes, owners, timestamps, extended attributes: Landlock does not
+  restrict them, so a read-only domain alone would let ``chmod`` or ``touch -d`` through.
 * Another system-call ABI than the native one (x32, or i386 through ``int 0x80``): killed,
   because the numbers above would mean other calls there.
 
@@ -70,6 +72,9 @@ _DENIED = (
     "ptrace", "process_vm_writev", "bpf", "perf_event_open", "userfaultfd",
     "keyctl", "add_key", "request_key",
     "shmget", "shmat", "msgget", "msgsnd", "semget", "semop", "semtimedop", "mq_open",
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr", "fsetxattr",
+    "setxattrat", "removexattr", "lremovexattr", "fremovexattr", "removexattrat",
 )  # fmt: skip
 
 X86_64 = Arch(
@@ -86,6 +91,11 @@ X86_64 = Arch(
         "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
         "shmget": 29, "shmat": 30, "msgget": 68, "msgsnd": 69, "semget": 64, "semop": 65,
         "semtimedop": 220, "mq_open": 240,
+        "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92,
+        "fchown": 93, "lchown": 94, "fchownat": 260, "utime": 132, "utimes": 235,
+        "futimesat": 261, "utimensat": 280, "setxattr": 188, "lsetxattr": 189,
+        "fsetxattr": 190, "setxattrat": 463, "removexattr": 197, "lremovexattr": 198,
+        "fremovexattr": 199, "removexattrat": 466,
     },
     x32_bit=True,
 )  # fmt: skip
@@ -104,6 +114,9 @@ AARCH64 = Arch(
         "userfaultfd": 282, "keyctl": 219, "add_key": 217, "request_key": 218,
         "shmget": 194, "shmat": 196, "msgget": 186, "msgsnd": 189, "semget": 190, "semop": 193,
         "semtimedop": 192, "mq_open": 180,
+        "fchmod": 52, "fchmodat": 53, "fchmodat2": 452, "fchownat": 54, "fchown": 55,
+        "utimensat": 88, "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
+        "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466,
     },
 )  # fmt: skip
 
@@ -156,7 +169,8 @@ def build_filter(arch: Arch, no_inet: bool = False) -> bytes:
     if arch.x32_bit:
         p.op(_JGE_K, _X32_BIT, "kill", 0)
     for name in _DENIED:
-        p.op(_JEQ_K, nr[name], "eperm", 0)
+        if name in nr:  # aarch64 has only the *at forms of some
+            p.op(_JEQ_K, nr[name], "eperm", 0)
     p.op(_JEQ_K, nr["clone3"], "enosys", 0)
     p.op(_JEQ_K, nr["clone"], "clone", 0)
     p.op(_JEQ_K, nr["socket"], "socket", 0)
