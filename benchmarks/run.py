@@ -1,8 +1,9 @@
-"""``make bench``: planmode against a bare pygls server, started and driven the same way.
+"""``make bench``: planmode against a bare pygls server, started and driven the same way; and
+the OS sandbox's overhead per Bash command against the bare ``bash -c``.
 
-Each figure is the median of several rounds, measured in one run for both servers, printed
-with its ratio to the bare server. Not a test: machines are shared and noisy, so read the
-ratios, and run it again when one looks off.
+Each figure is the median of several rounds, measured in one run for both sides, printed
+with its ratio (or, for the sandbox, its overhead) to the bare one. Not a test: machines are
+shared and noisy, so read the ratios, and run it again when one looks off.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,6 +23,8 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from planmode.demo import editor_capabilities
+from planmode.sandbox import BWRAP, LANDLOCK
+from planmode.sandbox.probe import detect
 
 HERE = Path(__file__).parent
 SERVERS = {
@@ -28,6 +32,9 @@ SERVERS = {
     "bare": [sys.executable, str(HERE / "bare_server.py")],
 }
 TARGETS = {"checkTool": 1.5, "start-up": 2.0, "codeLens 5k lines": 3.0}
+# The sandbox may add this much to each planning Bash command (docs/sandbox.md).
+SANDBOX_TARGET_MS = 15.0
+SANDBOX_COMMANDS = {"true": "true", "ls | head": "ls -la / | head -3"}
 # Read-only and writing command lines, each different: no verdict is reused between calls.
 COMMANDS = [
     f"git log --oneline -{n} | grep -n fix{n} | head -5" if n % 2 else f"rm -rf build{n}"
@@ -243,11 +250,47 @@ def report(ours: dict[str, float], bare: dict[str, float]) -> int:
     return misses
 
 
+def run_once(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def sandbox_overhead(rounds: int) -> int:
+    """Each mechanism that works here, against the bare ``bash -c``, interleaved."""
+    print(f"\n{'sandbox':<30}{'sandboxed':>11}{'bare':>10}{'overhead':>10}  target")
+    misses = 0
+    for mechanism in (LANDLOCK, BWRAP):
+        found = detect({"PLANMODE_SANDBOX": mechanism.split("+")[0]})
+        if found.mechanism is None:
+            print(f"{mechanism:<30}  not available here: {found.detail}")
+            continue
+        for label, command in SANDBOX_COMMANDS.items():
+            wrapped = found.wrap(command)
+            assert wrapped is not None
+            bare_argv = [found.bash, "-c", command]
+            boxed, bare = [], []
+            for _ in range(rounds * 4):
+                bare.append(run_once(bare_argv))
+                boxed.append(run_once(wrapped.argv))
+            value, base = statistics.median(boxed), statistics.median(bare)
+            overhead = (value - base) * 1000
+            ok = overhead <= SANDBOX_TARGET_MS
+            misses += not ok
+            name = f"{mechanism} {label}"
+            print(
+                f"{name:<30}{value * 1000:>9.2f}ms{base * 1000:>8.2f}ms{overhead:>8.2f}ms"
+                f"  ≤ {SANDBOX_TARGET_MS:g} ms  {'ok' if ok else 'MISSED'}"
+            )
+    return misses
+
+
 async def main(rounds: int) -> int:
     print(f"planmode benchmark: median of {rounds} rounds per figure (same run, same client)")
     bare = await measure("bare", rounds)
     ours = await measure("planmode", rounds)
     misses = report(ours, bare)
+    misses += sandbox_overhead(rounds)
     print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
     return 0
 

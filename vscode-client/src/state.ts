@@ -49,6 +49,17 @@ export function grantsText(approval: Approval): string | undefined {
   return ["Approving also allows these commands without asking:", ...lines].join("\n");
 }
 
+/**
+ * The OS sandbox planning Bash runs in (docs/sandbox.md). `mechanism` null: no sandbox works
+ * here ("classifier only"); with `required`, Bash is then denied while planning.
+ */
+export interface SandboxState {
+  mechanism: string | null;
+  status: string;
+  detail: string;
+  required: boolean;
+}
+
 export interface SessionState {
   sessionId: string;
   mode: PermissionMode;
@@ -60,6 +71,8 @@ export interface SessionState {
   needsPlanModeExitAttachment: boolean;
   autoModeActive: boolean;
   pendingApproval: Approval | null;
+  /** Absent from servers older than the sandbox. */
+  sandbox?: SandboxState;
 }
 
 /**

@@ -80,9 +80,23 @@ function sessionView(state: SessionState | undefined): StatusView {
     };
   }
   const mode = MODES[state.mode] ?? { icon: "$(question)", label: state.mode, detail: "" };
+  const tooltip = `Permission mode: ${mode.label}. Click to switch.`;
+  const sandbox = state.mode === "plan" ? state.sandbox : undefined;
+  if (sandbox !== undefined && sandbox.mechanism === null) {
+    // Nothing but the classifier stands between the agent's Bash and the machine.
+    const bash = sandbox.required
+      ? "Bash is denied while planning (requireSandbox)"
+      : "Bash commands the classifier allows run unsandboxed";
+    return {
+      text: `${mode.icon} ${mode.label} (classifier only)`,
+      tooltip: `${tooltip}\n\nNo OS sandbox here: ${sandbox.detail}. ${bash}.`,
+      action: "pickMode",
+      warning: true,
+    };
+  }
   return {
     text: `${mode.icon} ${mode.label}`,
-    tooltip: `Permission mode: ${mode.label}. Click to switch.`,
+    tooltip: sandbox === undefined ? tooltip : `${tooltip}\n\nBash runs sandboxed: ${sandbox.status} (${sandbox.detail}).`,
     action: "pickMode",
     warning: state.mode === "bypassPermissions",
   };

@@ -5,15 +5,16 @@ the file system is read-only except a private temporary directory, no Unix socke
 opened (the agent endpoint, the editor, daemons), no process can serve on the network or
 reach it, no process outside can be signalled, and nothing outlives the command.
 
-Two mechanisms, the stronger first:
+Two mechanisms, in the order they are tried:
 
 * ``bwrap+seccomp`` — bubblewrap: a read-only bind of ``/``, a fresh ``/dev``, a private
   tmpfs on ``/var/tmp`` (``TMPDIR``), new network, PID and IPC namespaces, a new session, no
   capabilities, killed with its parent; plus :mod:`planmode.sandbox.seccomp` (passed on fd 9
-  from a file this module writes). Needs user namespaces, or root.
-* ``landlock+seccomp`` — unprivileged: ``python -I -m planmode.sandbox run -- …`` confines
-  the command with Landlock (ABI ≥ 6) and the same filter (no Internet sockets either: there
-  is no network namespace), and kills whatever the command left behind.
+  from a file the server writes). Needs user namespaces, or root.
+* ``landlock+seccomp`` — no privilege, no namespaces: a launcher
+  (``python -I -S …/planmode/sandbox/__main__.py run -- …``) confines the command with
+  Landlock (ABI ≥ 6) and the same filter (no Internet sockets either: there is no network
+  namespace), and kills whatever the command left behind.
 
 Stdlib only: the launcher runs once per command.
 """

@@ -50,6 +50,28 @@ test("once the server runs, every tooltip says which Python runs it and why that
   assert.ok(statusView(makeState({ pendingApproval: makeApproval() }), line).tooltip.endsWith(line));
 });
 
+test("planning without an OS sandbox says classifier only, with why, as a warning", () => {
+  const none = { mechanism: null, status: "classifier only", detail: "no Landlock; bwrap is not installed", required: false };
+  const view = statusView(makeState({ mode: "plan", sandbox: none }));
+  assert.equal(view.text, "$(book) Plan mode (classifier only)");
+  assert.equal(view.warning, true);
+  assert.match(view.tooltip, /No OS sandbox here: no Landlock; bwrap is not installed\. Bash commands the classifier allows run unsandboxed\./);
+  const required = statusView(makeState({ mode: "plan", sandbox: { ...none, required: true } }));
+  assert.match(required.tooltip, /Bash is denied while planning \(requireSandbox\)/);
+  // Outside plan mode the sandbox does not apply: nothing is said about it.
+  const outside = statusView(makeState({ mode: "default", sandbox: none }));
+  assert.equal(outside.text, "$(shield) Default");
+  assert.equal(outside.warning, false);
+});
+
+test("planning in a sandbox names it in the tooltip", () => {
+  const sandbox = { mechanism: "landlock+seccomp", status: "landlock+seccomp", detail: "Landlock ABI 7 and seccomp", required: false };
+  const view = statusView(makeState({ mode: "plan", sandbox }));
+  assert.equal(view.text, "$(book) Plan mode");
+  assert.equal(view.warning, false);
+  assert.match(view.tooltip, /Bash runs sandboxed: landlock\+seccomp \(Landlock ABI 7 and seccomp\)\./);
+});
+
 test("an unknown mode from a newer server is shown, not dropped", () => {
   const view = statusView(makeState({ mode: "dontAsk" as never }));
   assert.match(view.text, /dontAsk/);
