@@ -1,10 +1,11 @@
-"""``planmode state|enter|exit|approve|reject|check|plans``: the CLI of a running server.
+"""``planmode state|enter|exit|approve|reject|keep|undo|check|plans``: the CLI of a running server.
 
 Talks to the server of the workspace through its agent endpoint (see :mod:`planmode.discovery`);
 stdlib only, so it starts fast. Human-readable output by default, ``--json`` for scripts.
 
-Exit codes: 0 success (``check``: allow), 1 error or no server, 2 ``check`` denied, 3 ``check``
-asks the user.
+Exit codes: 0 success (``check``: allow), 1 error or no server, 2 ``check`` denied (or
+``approve``/``reject``/``keep``/``undo`` without an id while several wait: the list is printed),
+3 ``check`` asks the user.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from planmode.discovery import Connection, NoServer, RpcError, connect, find_root
 
 EXIT_OK, EXIT_ERROR, EXIT_DENY, EXIT_ASK = 0, 1, 2, 3
+# approve/reject/keep/undo without an id when several are waiting: the list, to pick from.
+EXIT_CHOOSE = 2
 
 
 def add_verbs(verbs: Any) -> None:
@@ -43,10 +46,14 @@ def add_verbs(verbs: Any) -> None:
     exit_.add_argument("--plan", help="plan text, or @FILE, or - for stdin")
     exit_.add_argument("--agent", help="agent id")
     approve = verb("approve", "approve the pending plan")
-    approve.add_argument("approval_id", nargs="?", help="default: the session's pending one")
+    approve.add_argument(
+        "approval_id", nargs="?", help="default: the only one pending in the workspace"
+    )
     approve.add_argument("--mode", help="mode to return to (e.g. acceptEdits)")
     reject = verb("reject", "reject the pending plan")
-    reject.add_argument("approval_id", nargs="?", help="default: the session's pending one")
+    reject.add_argument(
+        "approval_id", nargs="?", help="default: the only one pending in the workspace"
+    )
     reject.add_argument("--feedback", help="what the agent should change")
     for decide in (approve, reject):
         decide.add_argument(
@@ -54,6 +61,10 @@ def add_verbs(verbs: Any) -> None:
             action="store_true",
             help="send the plan's review comments (> [!review] …) with their anchors",
         )
+    for name, what in (("keep", "keep"), ("undo", "undo")):
+        hunk = verb(name, f"{what} one unreviewed change of a revised plan")
+        hunk.add_argument("hunk_id", nargs="?", help="default: the only unreviewed change")
+        hunk.add_argument("--plan", help="the plan file (default: every revised plan)")
     check = verb("check", "may this tool call run now? (exit 0 allow, 2 deny, 3 ask)")
     check.add_argument("tool", help="tool name, e.g. Bash, Write")
     check.add_argument("input", help='tool input as JSON, e.g. \'{"command": "ls"}\'')
@@ -78,14 +89,68 @@ def _plan_text(raw: str | None) -> str | None:
     return raw
 
 
-def _pending_id(conn: Connection, args: argparse.Namespace) -> str:
+class Ambiguous(Exception):
+    """Several candidates and none named: the user picks one from ``choices``."""
+
+    def __init__(self, what: str, choices: list[str], result: Any) -> None:
+        super().__init__(what)
+        self.what = what
+        self.choices = choices
+        self.result = result
+
+
+def _approval_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
+    """approvalId (and sessionId) of the approval to decide: the named one, else the only one
+    pending in the workspace (every session's, Claude Code's included, and teammates')."""
     if args.approval_id:
-        return str(args.approval_id)
-    state = conn.request("planMode/getState", _params(args))
-    pending = state.get("pendingApproval")
-    if not pending:
-        raise RpcError(-32005, "No pending approval in this session.")
-    return str(pending["approvalId"])
+        return _params(args, approvalId=str(args.approval_id))
+    listed = conn.request("planMode/listApprovals", _params(args))
+    approvals = listed["approvals"]
+    if not approvals:
+        where = f"session {args.session}" if args.session else "the workspace"
+        raise RpcError(-32005, f"No pending approval in {where}.")
+    if len(approvals) > 1:
+        raise Ambiguous(
+            f"{len(approvals)} approvals are pending; name one (planmode {args.verb} ID):",
+            [_approval_line(a) for a in approvals],
+            listed,
+        )
+    (approval,) = approvals
+    params: dict[str, Any] = {"approvalId": approval["approvalId"]}
+    if approval.get("sessionId"):
+        params["sessionId"] = approval["sessionId"]
+    return params
+
+
+def _approval_line(approval: dict[str, Any]) -> str:
+    if approval.get("teamName"):
+        who = f"teammate {approval.get('agentId')} of {approval['teamName']}"
+    else:
+        who = f"session {approval.get('sessionId')}"
+    return f"{approval['approvalId']}  {approval['planFilePath']}  ({who})"
+
+
+def _hunk_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
+    """path and hunkId of the hunk to keep or undo: the named one, else the only one."""
+    listed = conn.request("planMode/listHunks", _params(args, path=args.plan))
+    hunks = listed["hunks"]
+    if args.hunk_id:
+        hunks = [h for h in hunks if h["hunkId"] == args.hunk_id]
+        if not hunks:
+            raise RpcError(-32006, f"No unreviewed change {args.hunk_id} (the plan changed?).")
+    if not hunks:
+        raise RpcError(-32005, "No unreviewed changes.")
+    if len(hunks) > 1:
+        raise Ambiguous(
+            f"{len(hunks)} changes are unreviewed; name one (planmode {args.verb} HUNK_ID):",
+            [
+                f"{h['hunkId']}  {h['path']}:{h['line'] + 1}  {h['keepTitle']} · {h['undoTitle']}"
+                for h in hunks
+            ],
+            listed,
+        )
+    (hunk,) = hunks
+    return _params(args, path=hunk["path"], hunkId=hunk["hunkId"])
 
 
 def _show(args: argparse.Namespace, result: Any, human: str) -> None:
@@ -119,6 +184,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         with connect(root, timeout=None if args.verb == "exit" and args.wait else 30) as conn:
             return _dispatch(conn, args)
+    except Ambiguous as exc:
+        if args.json:
+            print(json.dumps(exc.result, indent=2))
+        else:
+            print("\n".join([exc.what, *(f"  {line}" for line in exc.choices)]), file=sys.stderr)
+        return EXIT_CHOOSE
     except NoServer as exc:
         print(
             f"planmode: {exc}. Start your editor with the planmode server first.", file=sys.stderr
@@ -151,18 +222,20 @@ def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
         _show(args, result, human)
         return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
     elif args.verb == "approve":
-        params = _params(
-            args, approvalId=_pending_id(conn, args), mode=args.mode, includeComments=args.comments
-        )
+        params = _approval_params(conn, args)
+        params.update(_params(args, mode=args.mode, includeComments=args.comments))
         _show(args, conn.request("planMode/approve", params), "Approved.")
     elif args.verb == "reject":
-        params = _params(
-            args,
-            approvalId=_pending_id(conn, args),
-            feedback=args.feedback,
-            includeComments=args.comments,
-        )
+        params = _approval_params(conn, args)
+        params.update(_params(args, feedback=args.feedback, includeComments=args.comments))
         _show(args, conn.request("planMode/reject", params), "Rejected.")
+    elif args.verb in ("keep", "undo"):
+        method = "planMode/keepHunk" if args.verb == "keep" else "planMode/undoHunk"
+        result = conn.request(method, _hunk_params(conn, args))
+        if not result.get("ok"):
+            _show(args, result, f"Not undone: {result.get('failureReason')}")
+            return EXIT_ERROR
+        _show(args, result, "Kept." if args.verb == "keep" else "Undone.")
     elif args.verb == "check":
         tool_input = json.loads(args.input)
         result = conn.request(

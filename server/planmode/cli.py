@@ -1,5 +1,5 @@
 """The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` (Claude Code), and the
-agent/user verbs ``state|enter|exit|approve|reject|check|plans``.
+agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
 
 Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
 pygls or pydantic.

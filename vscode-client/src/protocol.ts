@@ -26,6 +26,11 @@ export const LIST_REVISIONS = "planMode/listRevisions";
 export const REVISION_DIFF = "planMode/revisionDiff";
 // Ours: the agent conversation ended (Claude Code's SessionEnd hook); its grants end with it.
 export const END_SESSION = "planMode/endSession";
+// Ours: every decision waiting in the workspace, unreviewed hunks, Keep / Undo as requests.
+export const LIST_APPROVALS = "planMode/listApprovals";
+export const LIST_HUNKS = "planMode/listHunks";
+export const KEEP_HUNK = "planMode/keepHunk";
+export const UNDO_HUNK = "planMode/undoHunk";
 
 // Notifications (server -> client)
 export const DID_CHANGE_STATE = "planMode/didChangeState";

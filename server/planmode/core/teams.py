@@ -147,6 +147,19 @@ class PendingRequest:
     plan: str
     requested_at: str
 
+    def to_wire(self) -> dict[str, Any]:
+        """The request as an Approval (contract §5.1): its request id is the approvalId."""
+        return {
+            "approvalId": self.request_id,
+            "sessionId": None,
+            "agentId": self.agent,
+            "teamName": self.team,
+            "planFilePath": str(self.plan_file_path),
+            "submittedPlan": self.plan,
+            "allowedPrompts": [],
+            "requestedAt": self.requested_at,
+        }
+
 
 def pending_requests(root: Path) -> list[PendingRequest]:
     """Plan approval requests in every team's lead inbox that have no answer yet."""

@@ -18,8 +18,9 @@ from lsprotocol import types
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
 from planmode.core.service import Decision, NoPendingApproval, PlanModeError
+from planmode.core.teams import pending_requests
 from planmode.lsp import buffers, diagnostics, protocol
-from planmode.lsp.models import ApproveParams, ExitParams, RejectParams
+from planmode.lsp.models import ApproveParams, ExitParams, ListApprovalsParams, RejectParams
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
@@ -205,6 +206,19 @@ def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
     return {"ok": True}
 
 
+def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> dict[str, Any]:
+    """Every decision waiting in the workspace: each session's approval (with ``sessionId``,
+    only that session's), and teammates' requests to this lead."""
+    service = server.service
+    sessions = list(service.sessions.values())
+    if params.sessionId is not None:
+        sessions = [s for s in sessions if s.id == params.sessionId]
+    found = [s.pending.to_wire() for s in sessions if s.pending is not None]
+    if params.sessionId is None:
+        found += [r.to_wire() for r in pending_requests(service.root)]
+    return {"approvals": found}
+
+
 def teammate_answered(server: PlanModeServer, request_id: str, outcome: str) -> None:
     server.notify(protocol.APPROVAL_RESOLVED, {"approvalId": request_id, "outcome": outcome})
     server.refresh_code_lenses()
@@ -214,5 +228,6 @@ def register(server: PlanModeServer) -> None:
     server.request(protocol.EXIT, ExitParams)(exit_plan_mode)
     server.request(protocol.APPROVE, ApproveParams)(approve)
     server.request(protocol.REJECT, RejectParams)(reject)
+    server.request(protocol.LIST_APPROVALS, ListApprovalsParams)(list_approvals)
     server.command_request(protocol.COMMAND_APPROVE, ApproveParams, approve)
     server.command_request(protocol.COMMAND_REJECT, RejectParams, reject)

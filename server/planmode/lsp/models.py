@@ -103,6 +103,14 @@ class HunkParams(Params):
     hunkId: str = Field(min_length=1)
 
 
+class ListApprovalsParams(Params):
+    pass
+
+
+class ListHunksParams(Params):
+    path: str | None = None
+
+
 class RevisionsParams(Params):
     path: str | None = None
 

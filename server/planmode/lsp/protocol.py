@@ -28,6 +28,12 @@ LIST_REVISIONS = "planMode/listRevisions"
 REVISION_DIFF = "planMode/revisionDiff"
 # Ours: the agent conversation ended (Claude Code's SessionEnd hook); its grants end with it.
 END_SESSION = "planMode/endSession"
+# Ours: every decision waiting in the workspace (all sessions' approvals and teammate
+# requests), the unreviewed hunks of revised plans, and Keep / Undo as requests (the CLI).
+LIST_APPROVALS = "planMode/listApprovals"
+LIST_HUNKS = "planMode/listHunks"
+KEEP_HUNK = "planMode/keepHunk"
+UNDO_HUNK = "planMode/undoHunk"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"

@@ -6,8 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core.service import InvalidParams
-from planmode.lsp import buffers, protocol
-from planmode.lsp.models import HunkParams, Params, RevisionDiffParams, RevisionsParams
+from planmode.lsp import buffers, codelens, protocol
+from planmode.lsp.models import (
+    HunkParams,
+    ListHunksParams,
+    Params,
+    RevisionDiffParams,
+    RevisionsParams,
+)
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
@@ -58,8 +64,39 @@ async def undo_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any
     return {"ok": True}
 
 
+def list_hunks(server: PlanModeServer, params: ListHunksParams) -> dict[str, Any]:
+    """The unreviewed hunks of one plan (``path``) or of every revised plan, with the titles
+    and arguments of their Keep and Undo lenses."""
+    service = server.service
+    if params.path is not None:
+        paths = [plan_file(server, params, params.path)]
+    else:
+        paths = sorted(service.revised)
+    found = []
+    for path in paths:
+        for hunk in service.hunks(path):
+            keep, undo = codelens.hunk_lenses(path, hunk)
+            assert keep.command is not None and undo.command is not None
+            added, removed = hunk.counts
+            found.append(
+                {
+                    "path": str(path),
+                    "hunkId": hunk.id,
+                    "line": hunk.start,
+                    "added": added,
+                    "removed": removed,
+                    "keepTitle": keep.command.title,
+                    "undoTitle": undo.command.title,
+                }
+            )
+    return {"hunks": found}
+
+
 def register(server: PlanModeServer) -> None:
     server.request(protocol.LIST_REVISIONS, RevisionsParams)(list_revisions)
     server.request(protocol.REVISION_DIFF, RevisionDiffParams)(revision_diff)
     server.command_request(protocol.COMMAND_KEEP_HUNK, HunkParams, keep_hunk)
     server.command_request(protocol.COMMAND_UNDO_HUNK, HunkParams, undo_hunk)
+    server.request(protocol.LIST_HUNKS, ListHunksParams)(list_hunks)
+    server.request(protocol.KEEP_HUNK, HunkParams)(keep_hunk)
+    server.request(protocol.UNDO_HUNK, HunkParams)(undo_hunk)

@@ -24,19 +24,7 @@ POLL_SECONDS = 0.5
 
 
 def announce(server: PlanModeServer, request: PendingRequest) -> None:
-    server.notify(
-        protocol.APPROVAL_REQUESTED,
-        {
-            "approvalId": request.request_id,
-            "sessionId": None,
-            "agentId": request.agent,
-            "teamName": request.team,
-            "planFilePath": str(request.plan_file_path),
-            "submittedPlan": request.plan,
-            "allowedPrompts": [],
-            "requestedAt": request.requested_at,
-        },
-    )
+    server.notify(protocol.APPROVAL_REQUESTED, request.to_wire())
     who = f"Teammate {request.agent} ({request.team})"
     server.show_message(review_message(server, request.plan_file_path, who), types.MessageType.Info)
     if server.client_supports("window", "show_document", "support"):
