@@ -88,6 +88,16 @@ def test_shell_string_is_the_same_command(sandbox: Availability, tmp_path: Path)
     assert through_shell.returncode == 3
 
 
+def test_a_removed_filter_file_is_written_again(tmp_path: Path) -> None:
+    sandbox = _mechanism(BWRAP)
+    assert sandbox.filter_path is not None
+    original = Path(sandbox.filter_path).read_bytes()
+    Path(sandbox.filter_path).unlink()
+    done = run_in(sandbox, "echo fine", tmp_path)
+    assert (done.returncode, done.stdout) == (0, "fine\n")
+    assert Path(sandbox.filter_path).read_bytes() == original
+
+
 def test_killed_by_a_signal_reports_128_plus_n(sandbox: Availability, tmp_path: Path) -> None:
     assert run_in(sandbox, "kill -TERM $$", tmp_path).returncode == 128 + signal.SIGTERM
 

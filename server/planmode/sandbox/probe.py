@@ -66,6 +66,7 @@ class Availability:
         """
         inner = [self.bash, "-c", command, "bash"]  # $0 as under a plain `bash -c`
         if self.mechanism == BWRAP and self.bwrap and self.filter_path:
+            _restore_filter(self.filter_path)
             hidden = [path for path in hide if os.path.isdir(path)]
             outer = [*bwrap_argv(self.bwrap, hidden), "--", *inner]
             # bwrap reads the filter from an open descriptor: /bin/sh opens it on fd 9.
@@ -76,6 +77,19 @@ class Availability:
             argv = [self.python, "-I", "-S", LAUNCHER, "run", "--", *inner]
             return Wrapped(LANDLOCK, argv, shlex.join(argv))
         return None
+
+
+def _restore_filter(path: str) -> None:
+    """The filter file again if it went away (a cleaned runtime directory): without it every
+    sandboxed command would fail to start."""
+    if os.path.exists(path):
+        return
+    arch = seccomp.native_arch()
+    with contextlib.suppress(OSError):
+        if arch is not None:
+            written = write_filter(seccomp.build_filter(arch), Path(path).parent)
+            if str(written) != path:  # another filter version: leave the command to fail
+                os.unlink(written)
 
 
 def private_tmp() -> str:
