@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from planmode.core import plans, teams
+from planmode.core.approval import plan_digest
 from planmode.core.service import InvalidParams, PlanModeService
 
 
@@ -46,9 +47,11 @@ def test_approving_a_teammate_request_never_writes_outside_the_plans_directory(
     inbox = teams.inbox_path(root, "team", teams.LEAD)
     inbox.parent.mkdir(parents=True)
     inbox.write_text(json.dumps({"from": "bob", "text": json.dumps(request)}) + "\n")
-
+    # Even a request whose key the lead holds (its teammate's server is the one that lies).
+    key = bytes(32)
+    service.receive_request_key("r1", key, plan_digest("import os\n"), "team", "bob")
     with pytest.raises(InvalidParams, match="planFilePath"):
         service.answer_teammate("r1", True)
 
     assert not target.exists()
-    assert teams.find_response(root, "team", "bob", "r1") is None  # nothing was answered
+    assert teams.find_response(root, "team", "bob", "r1", key) is None  # nothing was answered

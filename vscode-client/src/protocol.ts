@@ -31,6 +31,9 @@ export const LIST_APPROVALS = "planMode/listApprovals";
 export const LIST_HUNKS = "planMode/listHunks";
 export const KEEP_HUNK = "planMode/keepHunk";
 export const UNDO_HUNK = "planMode/undoHunk";
+// Ours: a teammate's server hands the lead's server the key that authenticates the answer to
+// one plan approval request (docs/protocol.md, "Teammates").
+export const TEAMMATE_KEY = "planMode/teammateKey";
 
 // Notifications (server -> client)
 export const DID_CHANGE_STATE = "planMode/didChangeState";

@@ -137,3 +137,11 @@ def left_plan_mode_result(mode: str) -> str:
 
 
 SUPERSEDED_FEEDBACK = "A newer ExitPlanMode call replaced this one before it was decided."
+
+# A teammate's server restarted while its plan waited for the lead: the request's key (memory
+# only) is gone, so the lead's answer could not be trusted.
+TEAMMATE_KEY_LOST_FEEDBACK = (
+    "Your plan approval request could not be kept across a restart of the plan-mode server, "
+    "so the team lead's answer to it cannot be verified. You are still in plan mode: call "
+    "ExitPlanMode again to submit your plan to the team lead."
+)

@@ -143,6 +143,11 @@ class PlanModeService:
         self.sent_comments: dict[Path, list[comments.Comment]] = {}
         # (session, plan path) -> digest of the last snapshot written to the transcript.
         self._snapshots: dict[tuple[str, Path], str] = {}
+        # Teammate side: request id -> the key that authenticates the lead's answer. Memory
+        # only: it never touches the disk, so nothing another process can read holds it.
+        self.own_request_keys: dict[str, tuple[bytes, str]] = {}
+        # Lead side: request id -> the key a teammate's server handed over for it.
+        self.request_keys: dict[str, teams.RequestKey] = {}
 
     # -- settings -------------------------------------------------------------------------
     @property
@@ -472,6 +477,10 @@ class PlanModeService:
             request_id = teams.submit_plan(
                 self.root, teammate.teamName, teammate.agentName, path, content or ""
             )
+            self.own_request_keys[request_id] = (
+                teams.new_request_key(),
+                plan_digest(content or ""),
+            )
             session.awaiting_request = request_id
             self._save(session)
             self._record(session, transcripts.exit_call(session.slug, plan))
@@ -495,11 +504,22 @@ class PlanModeService:
         teammate = self.settings.teammate
         if teammate is None or session.awaiting_request is None:
             return None
+        held = self.own_request_keys.get(session.awaiting_request)
+        if held is None:
+            # Submitted by an earlier run of this server: its key died with it, so no answer
+            # can be authenticated. The teammate keeps planning and submits again.
+            lost = teams.LeaderResponse(
+                session.awaiting_request, False, prompts.TEAMMATE_KEY_LOST_FEEDBACK
+            )
+            session.awaiting_request = None
+            self._save(session)
+            return lost
         response = teams.find_response(
-            self.root, teammate.teamName, teammate.agentName, session.awaiting_request
+            self.root, teammate.teamName, teammate.agentName, session.awaiting_request, held[0]
         )
         if response is None:
             return None
+        self.own_request_keys.pop(session.awaiting_request, None)
         session.awaiting_request = None
         if response.approved:
             chosen = response.permission_mode
@@ -518,11 +538,14 @@ class PlanModeService:
         plan_sha256: str | None = None,
     ) -> teams.PendingRequest:
         """The lead approves or rejects a teammate's plan (its request id is the approvalId)."""
-        request = next(
-            (r for r in teams.pending_requests(self.root) if r.request_id == request_id), None
-        )
+        request = next((r for r in self.teammate_requests() if r.request_id == request_id), None)
         if request is None:
             raise NoPendingApproval(f"with approvalId {request_id!r}")
+        if mode is not None and mode not in teams.ANSWER_MODES:
+            raise InvalidParams(
+                f"mode: a teammate's plan is approved into default or acceptEdits only, "
+                f"not {mode!r}"
+            )
         current = self.read_text(request.plan_file_path)
         if current is None:
             current = request.plan
@@ -538,9 +561,44 @@ class PlanModeService:
                 )
             plans.write_atomic(target, current)
         teams.answer_request(
-            self.root, request.team, request.agent, request_id, approved, feedback, mode
+            self.root,
+            request.team,
+            request.agent,
+            request_id,
+            approved,
+            self.request_keys[request_id].key,
+            feedback,
+            mode,
         )
         return request
+
+    def teammate_requests(self) -> list[teams.PendingRequest]:
+        """Teammates' requests this lead can answer: their servers gave the key."""
+        return teams.pending_requests(self.root, self.request_keys)
+
+    def own_request_key(self, session: Session) -> tuple[str, bytes, str] | None:
+        """Teammate side: (request id, key, plan digest) of the request this session awaits
+        an answer to, for handing to the lead's server; None when there is none."""
+        request_id = session.awaiting_request
+        held = self.own_request_keys.get(request_id) if request_id else None
+        if self.settings.teammate is None or request_id is None or held is None:
+            return None
+        return request_id, held[0], held[1]
+
+    def receive_request_key(
+        self, request_id: str, key: bytes, plan_sha256: str, team: str, agent: str
+    ) -> None:
+        """Lead side: a teammate's server hands over the key of its request. The first key
+        for an id stays; another one for it is refused (InvalidParams)."""
+        if self.settings.teammate is not None:
+            raise InvalidParams("this server is a teammate's, not the lead's")
+        if len(key) != teams.KEY_BYTES:
+            raise InvalidParams(f"key: {teams.KEY_BYTES} bytes expected")
+        held = self.request_keys.get(request_id)
+        given = teams.RequestKey(key, plan_sha256.lower(), team, agent)
+        if held is not None and held != given:
+            raise InvalidParams(f"a different key for {request_id!r} is already held")
+        self.request_keys[request_id] = given
 
     def begin_exit(
         self,

@@ -4,18 +4,30 @@ A teammate whose plan needs the lead's approval appends a ``plan_approval_reques
 lead's inbox (``team-lead.jsonl``) and keeps planning until a ``plan_approval_response`` for
 its request id arrives in its own inbox. Appends go through :mod:`planmode.core.jsonl`:
 one JSON line under an exclusive file lock, so concurrent writers never interleave.
+
+Inboxes are files anyone can append to, so an answer counts only when it is authenticated
+(docs/protocol.md, *Teammates*): the teammate's server makes a random 32-byte key per request,
+keeps it in memory and hands it only to the lead's server, over the lead's agent endpoint; the
+lead's answer carries ``auth``, an HMAC-SHA256 with that key over the request id, the
+decision, the mode and the feedback (:func:`answer_mac`). An answer line without a valid
+``auth``, or with a mode other than :data:`ANSWER_MODES`, is ignored. The lead answers only
+requests whose key it holds and whose plan is the one the key was given for; a second request
+line with an id already seen is ignored (the first stays).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planmode.core.approval import now_iso
+from planmode.core.approval import now_iso, plan_digest
 from planmode.core.jsonl import append_line as append_message
 from planmode.core.jsonl import read_lines as read_messages
 from planmode.core.plans import SAFE_ID_RE
@@ -25,6 +37,10 @@ log = logging.getLogger(__name__)
 LEAD = "team-lead"
 REQUEST = "plan_approval_request"
 RESPONSE = "plan_approval_response"
+# What the lead's lenses offer a teammate's plan: approve (the teammate's default exit) or
+# approve into acceptEdits. Never bypassPermissions, auto or plan.
+ANSWER_MODES = frozenset({"default", "acceptEdits"})
+KEY_BYTES = 32
 
 
 def _segment(name: str, what: str) -> str:
@@ -95,18 +111,55 @@ class LeaderResponse:
         }
 
 
-def find_response(root: Path, team: str, agent: str, request_id: str) -> LeaderResponse | None:
-    """The lead's answer to ``request_id`` in the teammate's inbox, if it has come."""
+def new_request_key() -> bytes:
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def answer_mac(
+    key: bytes, request_id: str, approved: bool, permission_mode: str | None, feedback: str | None
+) -> str:
+    """HMAC-SHA256 (hex) with the request's key over the answer, as compact JSON
+    ``[requestId, approved, permissionMode, feedback]`` (UTF-8)."""
+    message = json.dumps(
+        [request_id, approved, permission_mode, feedback], separators=(",", ":"), ensure_ascii=False
+    )
+    return hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _verified(content: dict[str, Any], request_id: str, key: bytes) -> LeaderResponse | None:
+    approved = content.get("approved")
+    feedback = content.get("feedback")
+    mode = content.get("permissionMode")
+    auth = content.get("auth")
+    if not isinstance(approved, bool) or not isinstance(auth, str):
+        return None
+    if feedback is not None and not isinstance(feedback, str):
+        return None
+    if mode is not None and mode not in ANSWER_MODES:
+        return None
+    expected = answer_mac(key, request_id, approved, mode, feedback)
+    if not hmac.compare_digest(auth.encode("ascii", "replace"), expected.encode("ascii")):
+        return None
+    return LeaderResponse(request_id, approved, feedback, mode)
+
+
+def find_response(
+    root: Path, team: str, agent: str, request_id: str, key: bytes
+) -> LeaderResponse | None:
+    """The lead's answer to ``request_id`` in the teammate's inbox: the first line for it
+    that ``key`` authenticates. Any other line for it is ignored (and logged)."""
     for message in read_messages(inbox_path(root, team, agent)):
         content = payload(message)
         if content and content.get("type") == RESPONSE and content.get("requestId") == request_id:
-            feedback = content.get("feedback")
-            mode = content.get("permissionMode")
-            return LeaderResponse(
+            response = _verified(content, request_id, key)
+            if response is not None:
+                return response
+            log.debug(
+                "ignored an answer to %s in %s's inbox that the lead's key does not "
+                "authenticate (or with a mode other than %s)",
                 request_id,
-                bool(content.get("approved")),
-                feedback if isinstance(feedback, str) else None,
-                mode if isinstance(mode, str) else None,
+                agent,
+                "/".join(sorted(ANSWER_MODES)),
             )
     return None
 
@@ -117,25 +170,43 @@ def answer_request(
     agent: str,
     request_id: str,
     approved: bool,
+    key: bytes,
     feedback: str | None = None,
     permission_mode: str | None = None,
 ) -> None:
-    """The lead's decision, appended to the teammate's inbox."""
+    """The lead's decision, authenticated with the request's key, appended to the teammate's
+    inbox. Raises ValueError for a mode the lead's lenses do not offer."""
+    if permission_mode is not None and permission_mode not in ANSWER_MODES:
+        raise ValueError(
+            f"a teammate's plan is approved into default or acceptEdits only, "
+            f"not {permission_mode!r}"
+        )
+    inbox = inbox_path(root, team, agent)
     stamp = now_iso()
+    feedback = feedback or None
     response: dict[str, Any] = {
         "type": RESPONSE,
         "requestId": request_id,
         "approved": approved,
         "timestamp": stamp,
+        "auth": answer_mac(key, request_id, approved, permission_mode, feedback),
     }
     if feedback:
         response["feedback"] = feedback
     if permission_mode:
         response["permissionMode"] = permission_mode
-    append_message(
-        inbox_path(root, team, agent),
-        {"from": LEAD, "text": json.dumps(response), "timestamp": stamp},
-    )
+    append_message(inbox, {"from": LEAD, "text": json.dumps(response), "timestamp": stamp})
+
+
+@dataclass(frozen=True)
+class RequestKey:
+    """What the teammate's server told the lead's about one request: the answer key, and
+    which plan, teammate and team it is for."""
+
+    key: bytes
+    plan_sha256: str
+    team: str
+    agent: str
 
 
 @dataclass(frozen=True)
@@ -161,10 +232,12 @@ class PendingRequest:
         }
 
 
-def pending_requests(root: Path) -> list[PendingRequest]:
-    """Plan approval requests in every team's lead inbox that have no answer yet."""
+def all_requests(root: Path) -> list[PendingRequest]:
+    """Every well-formed request in every team's lead inbox, answered or not. A request id
+    seen before is ignored: the first request with an id stays."""
     teams_dir = root / ".claude" / "teams"
     found: list[PendingRequest] = []
+    seen: set[str] = set()
     try:
         teams = sorted(p for p in teams_dir.iterdir() if p.is_dir())
     except (FileNotFoundError, NotADirectoryError):
@@ -184,8 +257,12 @@ def pending_requests(root: Path) -> list[PendingRequest]:
                 isinstance(agent, str) and isinstance(request_id, str) and isinstance(path, str)
             ):
                 continue
-            if not SAFE_ID_RE.match(agent) or find_response(root, team, agent, request_id):
+            if not SAFE_ID_RE.match(agent):
                 continue
+            if request_id in seen:
+                log.debug("ignored a second request with id %s (the first stays)", request_id)
+                continue
+            seen.add(request_id)
             found.append(
                 PendingRequest(
                     team,
@@ -197,3 +274,20 @@ def pending_requests(root: Path) -> list[PendingRequest]:
                 )
             )
     return found
+
+
+def pending_requests(root: Path, keys: Mapping[str, RequestKey]) -> list[PendingRequest]:
+    """The requests the lead can answer: the teammate's server gave their key (for this plan,
+    teammate and team) and no answer authenticated by it has come yet."""
+    pending = []
+    for request in all_requests(root):
+        held = keys.get(request.request_id)
+        if held is None or (held.team, held.agent) != (request.team, request.agent):
+            continue
+        if not hmac.compare_digest(held.plan_sha256, plan_digest(request.plan)):
+            log.debug("request %s does not hold the plan its key was given for", request)
+            continue
+        if find_response(root, request.team, request.agent, request.request_id, held.key):
+            continue
+        pending.append(request)
+    return pending

@@ -12,6 +12,7 @@ from planmode.lsp import (
     review,
     settings,
     state,
+    team_keys,
     tools,
     turns,
 )
@@ -23,6 +24,7 @@ def create_server(protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> Pl
     for feature in (
         settings,
         state,
+        team_keys,
         tools,
         turns,
         approval,

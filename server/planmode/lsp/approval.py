@@ -18,8 +18,7 @@ from lsprotocol import types
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
 from planmode.core.service import Decision, NoPendingApproval, PlanModeError
-from planmode.core.teams import pending_requests
-from planmode.lsp import buffers, diagnostics, protocol
+from planmode.lsp import buffers, diagnostics, protocol, team_keys
 from planmode.lsp.models import ApproveParams, ExitParams, ListApprovalsParams, RejectParams
 from planmode.lsp.server import PlanModeServer
 
@@ -30,6 +29,9 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
     session = server.session_for(params)
     teammate_result = server.service.exit_as_teammate(session, params.agentId, params.plan)
     if teammate_result is not None:
+        if teammate_result.outcome == "awaitingLeaderApproval":
+            # Before answering: the lead sees the request only once it holds its key.
+            await team_keys.deliver(server, session)
         server.publish_state(session)
         return teammate_result.to_wire()
     try:
@@ -215,7 +217,7 @@ def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> dict[
         sessions = [s for s in sessions if s.id == params.sessionId]
     found = [s.pending.to_wire() for s in sessions if s.pending is not None]
     if params.sessionId is None:
-        found += [r.to_wire() for r in pending_requests(service.root)]
+        found += [r.to_wire() for r in service.teammate_requests()]
     return {"approvals": found}
 
 

@@ -14,7 +14,7 @@ from lsprotocol import types
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
 from planmode.core.comments import delivered, parse, strip_comments
 from planmode.core.review import Hunk, summary
-from planmode.core.teams import PendingRequest, pending_requests
+from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -174,7 +174,7 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
             decisions += [(lens, None) for lens in memo]
     for hunk in changes:
         decisions += [(lens, hunk_lines(hunk)) for lens in hunk_lenses(path, hunk)]
-    for request in pending_requests(service.root):
+    for request in service.teammate_requests():
         if request.plan_file_path == path:
             current = service.read_text(path)
             teammate = teammate_lenses(request, request.plan if current is None else current)

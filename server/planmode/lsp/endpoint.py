@@ -41,6 +41,9 @@ from planmode.lsp.wire import ResyncingReader
 
 log = logging.getLogger(__name__)
 
+# Beside each agent socket: {"root", "pid"} of the server listening on it (mode 0600).
+SERVER_INFO = "server.json"
+
 
 class AgentProtocol(PlanModeProtocol):
     """One agent connection: the server's ``planMode/*`` handlers, answers to this peer."""
@@ -132,6 +135,12 @@ class AgentEndpoint:
         self.socket_path = self.directory / "agent.sock"
         self._listener = await asyncio.start_unix_server(self._serve, path=str(self.socket_path))
         os.chmod(self.socket_path, 0o600)
+        # Which workspace this socket serves: how a teammate's server finds the lead's.
+        write_atomic(
+            self.directory / SERVER_INFO,
+            json.dumps({"root": str(self.root), "pid": os.getpid()}) + "\n",
+            mode=0o600,
+        )
         info = {
             "version": 1,
             "transport": "unix",

@@ -70,6 +70,15 @@ class RejectParams(Params):
     includeComments: bool = False
 
 
+class TeammateKeyParams(Params):
+    root: str = Field(min_length=1)
+    teamName: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+    agentName: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+    requestId: str = Field(min_length=1, max_length=300)
+    key: str = Field(pattern=r"^[0-9a-f]{64}$")
+    planSha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
+
+
 class ApplyEditParams(Params):
     edit: dict[str, Any]
     agentId: str | None = None

@@ -34,6 +34,9 @@ LIST_APPROVALS = "planMode/listApprovals"
 LIST_HUNKS = "planMode/listHunks"
 KEEP_HUNK = "planMode/keepHunk"
 UNDO_HUNK = "planMode/undoHunk"
+# Ours: a teammate's server hands the lead's server the key that authenticates the answer to
+# one plan approval request (docs/protocol.md, "Teammates").
+TEAMMATE_KEY = "planMode/teammateKey"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"

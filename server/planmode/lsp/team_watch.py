@@ -13,7 +13,7 @@ import logging
 
 from lsprotocol import types
 
-from planmode.core.teams import PendingRequest, pending_requests
+from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
 from planmode.lsp.approval import review_message
 from planmode.lsp.server import PlanModeServer
@@ -43,7 +43,7 @@ async def watch(server: PlanModeServer) -> None:
         if not teams_dir.is_dir():
             continue
         try:
-            current = {r.request_id: r for r in pending_requests(server.service.root)}
+            current = {r.request_id: r for r in server.service.teammate_requests()}
         except OSError as exc:
             log.warning("cannot read the team inboxes: %s", exc)
             continue

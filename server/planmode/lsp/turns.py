@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from planmode.core import workflow
-from planmode.lsp import protocol
+from planmode.lsp import protocol, team_keys
 from planmode.lsp.models import AgentDefinitionsParams, NextTurnParams
 from planmode.lsp.server import PlanModeServer
 
@@ -13,6 +13,9 @@ from planmode.lsp.server import PlanModeServer
 def next_turn(server: PlanModeServer, params: NextTurnParams) -> dict[str, Any]:
     session = server.session_for(params)
     attachments, response = server.service.next_turn(session, params.agentId)
+    if session.awaiting_request is not None:
+        # Still waiting for the lead: its server may have started (again) since.
+        server.run_task(team_keys.deliver(server, session))
     server.publish_state(session)
     result: dict[str, Any] = {"attachments": [a.to_wire() for a in attachments]}
     if response is not None:
