@@ -266,7 +266,14 @@ def prompt_allows(prompt: AllowedPrompt, command: str) -> bool:
 
 # -- the table --------------------------------------------------------------------------------
 def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
-    """Allow, deny or ask for one tool call."""
+    """Allow, deny or ask for one tool call. Never raises: a failure is a deny naming it."""
+    try:
+        return _decide(tool, tool_input, context)
+    except Exception as exc:  # RecursionError, UnicodeError, a checker's bug: fail closed
+        return deny("an internal error (fail closed)", f"{type(exc).__name__}: {exc}")
+
+
+def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
     for rule in context.deny_rules:
         if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
             return deny(f"the deny rule {rule!r} in settings", f"{tool} is not permitted")

@@ -1,20 +1,32 @@
-"""Read-only Bash: parse a command line with tree-sitter-bash and prove every part reads only.
+"""Read-only Bash: prove, from the text alone, that a command line only reads.
 
-Fail closed. The tree is walked with an allow-list of node types; anything else — a parse
-error, a redirection to a file, an assignment, a function definition, a program not in
-:data:`READ_ONLY_PROGRAMS` or one used with an option that writes — makes the whole command
-line not read-only. Command and process substitutions are checked like the outer line.
+Fail closed, in three layers (docs/read-only-bash.md says why each exists):
+
+1. **The text.** Characters on which bash and tree-sitter-bash can read a line differently
+   (control characters other than tab and newline, lone surrogates, characters outside the
+   Basic Multilingual Plane) and overlong lines are refused before parsing.
+2. **The tree.** tree-sitter-bash parses the line; the walk allows a short list of node types.
+   A word counts as *literal* only when bash would pass it on unchanged: anything bash could
+   expand (parameters, substitutions, braces, globs, tildes, ``$'…'``) is *computed*.
+   Parameter expansions with operators, assignments to anything but plain lower-case shell
+   variables, and here-documents bash would expand are refused.
+3. **The programs.** Every simple command names a program of :data:`READ_ONLY_PROGRAMS`; each
+   has an allow-list of options and a limit on operands. A computed word passes only where
+   every possible value is harmless (a program none of whose options writes).
+
+:func:`check` never raises: anything unexpected is a denial naming the reason.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 
 @dataclass(frozen=True)
@@ -26,9 +38,13 @@ class Verdict:
 
 READ_ONLY = Verdict(True)
 
-# Argument values: a literal string, or None when the shell computes it (an expansion).
+# Argument values: a literal string, or None when the shell computes it (an expansion, which
+# may also become any number of words).
 Args = Sequence[str | None]
 Checker = Callable[[Args], str | None]
+
+# Longer lines are refused unparsed: a decision must stay fast (make bench measures 10 kB).
+MAX_COMMAND_LENGTH = 100_000
 
 
 @lru_cache(maxsize=1)
@@ -36,105 +52,259 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
-_UNQUOTED_ESCAPE = re.compile(r"\\(.)", re.S)
-_GLOB = re.compile(r"[*?\[]")
-_QUOTED_ESCAPE = re.compile(r'\\([$`"\\])')
+# -- layer 1: the text --------------------------------------------------------------------------
+def refused_text(command: str) -> str | None:
+    """Why ``command`` is not even parsed, or None.
+
+    Bash splits only on space, tab and newline and treats every other byte as a word
+    character; tree-sitter-bash treats some of them (CR, VT, FF, line separators) as blanks
+    or line ends. Where the two can disagree, the line is refused.
+    """
+    if not command.strip():
+        return "an empty command"
+    if len(command) > MAX_COMMAND_LENGTH:
+        return f"a command longer than {MAX_COMMAND_LENGTH} characters"
+    for character in command:
+        code = ord(character)
+        if character in "\t\n" or 0x20 <= code < 0x7F:
+            continue
+        if character == "\x00":
+            return "a NUL byte in the command"
+        category = unicodedata.category(character)
+        if category == "Cs":
+            return f"a lone surrogate (U+{code:04X}) in the command"
+        if category in {"Cc", "Zl", "Zp"}:
+            return (
+                f"control character U+{code:04X} (bash and the parser read it differently; "
+                "only tab and newline are allowed)"
+            )
+        if code > 0xFFFF:
+            # tree-sitter-bash 0.25 can crash the process (SIGSEGV) on "{" followed by such a
+            # character: lines holding one are never parsed.
+            return "a character outside the Basic Multilingual Plane"
+    return None
+
+
+def _parse(command: str) -> Tree | None:
+    """The syntax tree of a line that passes :func:`refused_text` and parses cleanly."""
+    if refused_text(command):
+        return None
+    tree = _parser().parse(command.encode("utf-8"))
+    root = tree.root_node
+    return None if root.has_error or root.is_missing else tree
+
+
+# -- layer 2: words -----------------------------------------------------------------------------
+# Outside quotes these make bash expand the word (parameters, substitutions, brace expansion,
+# globs, tildes — also after "=" and ":" — and extended globs), or end it.
+_EXPANDS_UNQUOTED = frozenset("$`{}*?[]()#")
+_ENDS_WORD = frozenset(" \t\n;&|<>")
+_LITERAL_NODES = frozenset({"word", "number", "string", "raw_string", "concatenation"})
+
+
+def bash_word(text: str) -> str | None:
+    """The one word bash makes of ``text`` (a word as written, quotes included), or None when
+    bash would compute it: expand it, split it, or make it into more or fewer words."""
+    out: list[str] = []
+    index, end = 0, len(text)
+    while index < end:
+        character = text[index]
+        if character == "\\":
+            if index + 1 == end:
+                return None
+            following = text[index + 1]
+            if following != "\n":  # backslash-newline is removed
+                out.append(following)
+            index += 2
+        elif character == "'":
+            close = text.find("'", index + 1)
+            if close < 0:
+                return None
+            out.append(text[index + 1 : close])
+            index = close + 1
+        elif character == '"':
+            index += 1
+            while index < end and text[index] != '"':
+                inner = text[index]
+                if inner in "$`":
+                    return None
+                if inner == "\\" and index + 1 < end and text[index + 1] in '$`"\\\n':
+                    if text[index + 1] != "\n":
+                        out.append(text[index + 1])
+                    index += 2
+                    continue
+                out.append(inner)
+                index += 1
+            if index == end:
+                return None
+            index += 1
+        elif character == "~" and (index == 0 or text[index - 1] in "=:"):
+            return None  # a tilde prefix (also after "=" and ":" in name=value words)
+        elif character in _EXPANDS_UNQUOTED or character in _ENDS_WORD:
+            return None
+        else:
+            out.append(character)
+            index += 1
+    return "".join(out)
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _literal(node: Node) -> str | None:
     """The value of a word the shell does not compute, or None."""
-    text = (node.text or b"").decode("utf-8", "replace")
-    if node.type == "number":
-        return text
-    if node.type == "word":
-        if _GLOB.search(_UNQUOTED_ESCAPE.sub("", text)):
-            return None  # a glob can expand to any file name, "-delete" included
-        # Outside quotes a backslash only quotes the next character: r\m is rm.
-        return _UNQUOTED_ESCAPE.sub(lambda m: m.group(1), text.replace("\\\n", ""))
-    if node.type == "raw_string":
-        return text[1:-1]
-    if node.type == "string":
-        if all(c.type in {'"', "string_content"} for c in node.children):
-            inner = text[1:-1].replace("\\\n", "")
-            return _QUOTED_ESCAPE.sub(lambda m: m.group(1), inner)
+    if node.type not in _LITERAL_NODES:
         return None
-    if node.type == "concatenation":
-        parts = [_literal(c) for c in node.children]
-        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
-    return None
+    return bash_word(_text(node))
 
 
-# -- the read-only table ---------------------------------------------------------------------
-def _any(_args: Args) -> str | None:
-    return None
+# -- layer 2: variables -------------------------------------------------------------------------
+_SHELL_VARIABLE = re.compile(r"[a-z_][a-z0-9_]{0,31}\Z")
+# Lower-case names that still change how bash or a program behaves.
+_LOWER_CASE_SPECIAL = frozenset({"histchars", "auto_resume"})
 
 
-def _refuse_options(*forbidden: str, prefixes: Sequence[str] = ()) -> Checker:
-    """Allow the program unless an argument is (or starts with) a forbidden option."""
+def harmless_variable(name: str) -> bool:
+    """May a command line assign ``name`` (``x=…``, ``for x in``, ``read x``)?
 
-    def check(args: Args) -> str | None:
-        for arg in args:
-            if arg is None:
-                return "an argument computed by the shell (it could be any option)"
-            if arg in forbidden or any(arg.startswith(p) for p in prefixes):
-                return f"option {arg} writes or runs commands"
-            if arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in forbidden:
-                return f"option {arg} writes or runs commands"
-        return None
-
-    return check
-
-
-def _short_letters(arg: str, with_value: str = "") -> str:
-    """The option letters of a short cluster ``-abc``, up to one that takes the rest as value."""
-    letters = ""
-    for letter in arg[1:]:
-        letters += letter
-        if letter in with_value:
-            break
-    return letters
+    Only plain lower-case shell variables. Every variable bash itself reads (PATH, HOME, IFS,
+    BASH_ENV, PS4, GLOBIGNORE, …) and every variable exported to programs by convention
+    (GIT_*, LD_*, PYTHONPATH, …) has an upper-case name; the lower-case exceptions — the proxy
+    variables and bash's ``histchars``/``auto_resume`` — are refused by name.
+    """
+    return (
+        _SHELL_VARIABLE.match(name) is not None
+        and "proxy" not in name
+        and name not in _LOWER_CASE_SPECIAL
+    )
 
 
-def _abbreviates(arg: str, *names: str) -> bool:
-    """getopt_long accepts any unambiguous prefix: ``--out`` is ``--output``."""
-    name = arg.split("=", 1)[0]
-    return len(name) > 2 and any(n.startswith(name) for n in names)
+# -- layer 3: options and operands --------------------------------------------------------------
+@dataclass(frozen=True)
+class Options:
+    """What a program accepts on its command line, getopt-style.
+
+    Long options must be spelled out: getopt_long also takes any unambiguous prefix, and a
+    prefix unique among the options listed here may name an option that is not listed.
+    """
+
+    flags: str = ""  # short options without a value
+    valued: str = ""  # short options with a value (the rest of the word, or the next word)
+    optional: str = ""  # short options whose value, if any, is the rest of the word
+    longs: frozenset[str] = frozenset()  # --name
+    long_valued: frozenset[str] = frozenset()  # --name=VALUE or --name VALUE
+    long_optional: frozenset[str] = frozenset()  # --name or --name=VALUE
+    operands: int | None = None  # at most this many operands; None: any number
+    numbers: bool = False  # -5 means a count (uniq -5)
+
+    def parse(self, args: Args) -> Parsed | str:
+        return _parse_options(self, args)
 
 
-def _refuse_letters(letters: str, longs: Sequence[str] = (), with_value: str = "") -> Checker:
-    """Refuse a short option (alone or in a cluster) or a long option, abbreviated or not."""
-
-    def check(args: Args) -> str | None:
-        for arg in args:
-            if arg is None:
-                return "an argument computed by the shell (it could be any option)"
-            if arg == "--":
-                return None
-            if arg.startswith("--"):
-                if _abbreviates(arg, *longs):
-                    return f"option {arg} writes or runs commands"
-            elif arg.startswith("-") and set(_short_letters(arg, with_value)) & set(letters):
-                return f"option {arg} writes or runs commands"
-        return None
-
-    return check
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
 
 
-def _xxd(args: Args) -> str | None:
-    with_value = {"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-s", "-seek", "-n"}
-    operands = 0
+@dataclass
+class Parsed:
+    options: list[tuple[str, str | None]]
+    operands: list[str | None]
+
+    def has(self, *names: str) -> bool:
+        return any(name in names for name, _ in self.options)
+
+
+def _parse_options(spec: Options, args: Args) -> Parsed | str:
+    parsed = Parsed([], [])
     rest = list(args)
+    options_ended = False
     while rest:
         arg = rest.pop(0)
         if arg is None:
-            return "an argument computed by the shell (it could name an output file)"
-        if arg in with_value:
-            rest[:1] = []
-        elif arg == "-" or not arg.startswith("-"):
-            operands += 1
-    return "xxd INFILE OUTFILE writes OUTFILE" if operands > 1 else None
+            if options_ended and spec.operands is None:
+                parsed.operands.append(None)
+                continue
+            return "a word computed by the shell (it could be any option)"
+        if options_ended or arg == "-" or not arg.startswith("-"):
+            parsed.operands.append(arg)
+            continue
+        if arg == "--":
+            options_ended = True
+            continue
+        if parsed.operands and spec.operands is not None:
+            # With POSIXLY_CORRECT set, getopt stops at the first operand: this word would be
+            # one more operand (an output file for some programs).
+            return f"option {arg} after an operand"
+        problem = _take_option(spec, arg, rest, parsed)
+        if problem:
+            return problem
+    if spec.operands is not None and len(parsed.operands) > spec.operands:
+        extra = parsed.operands[spec.operands]
+        return f"at most {spec.operands} operand(s): {extra!r} is one too many (an output file?)"
+    return parsed
 
 
+def _take_option(spec: Options, arg: str, rest: list[str | None], parsed: Parsed) -> str | None:
+    if arg.startswith("--"):
+        name, equals, value = arg.partition("=")
+        if name in spec.longs and not equals:
+            parsed.options.append((name, None))
+        elif name in spec.long_optional:
+            parsed.options.append((name, value if equals else None))
+        elif name in spec.long_valued:
+            if not equals:
+                if not rest:
+                    return f"option {name} without its value"
+                taken = rest.pop(0)
+                if taken is None:
+                    return f"the value of {name} is computed by the shell"
+                value = taken or ""
+            parsed.options.append((name, value))
+        else:
+            return f"option {name} is not known to be read-only"
+        return None
+    if spec.numbers and arg[1:].isdigit():
+        parsed.options.append(("-" + arg[1:], None))
+        return None
+    for index, letter in enumerate(arg[1:], start=1):
+        if letter in spec.valued:
+            attached: str | None = arg[index + 1 :]
+            if not attached:
+                if not rest:
+                    return f"option -{letter} without its value"
+                attached = rest.pop(0)
+                if attached is None:
+                    return f"the value of -{letter} is computed by the shell"
+            parsed.options.append(("-" + letter, attached))
+            return None
+        if letter in spec.optional:
+            parsed.options.append(("-" + letter, arg[index + 1 :] or None))
+            return None
+        if letter not in spec.flags:
+            return f"option -{letter} is not known to be read-only"
+        parsed.options.append(("-" + letter, None))
+    return None
+
+
+def _with(spec: Options, then: Callable[[Parsed], str | None] | None = None) -> Checker:
+    """A checker: the arguments parse under ``spec``, then ``then`` accepts them."""
+
+    def check(args: Args) -> str | None:
+        parsed = spec.parse(args)
+        if isinstance(parsed, str):
+            return parsed
+        return then(parsed) if then else None
+
+    return check
+
+
+def _reader(args: Args) -> str | None:
+    """Programs none of whose options writes or runs anything: every word is harmless."""
+    return None
+
+
+# -- layer 3: programs with their own rules -----------------------------------------------------
 def _test(args: Args) -> str | None:
     for arg in args:
         if arg is None:
@@ -154,24 +324,45 @@ def _no_args(args: Args) -> str | None:
     return "arguments would change the system" if args else None
 
 
+_FIND_TESTS_WITH_VALUE = _names(
+    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type
+    -xtype -size -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -user -group
+    -uid -gid -perm -links -inum -samefile -used -fstype -maxdepth -mindepth -regextype
+    -printf -context"""
+)
+_FIND_TESTS = _names(
+    """-empty -readable -writable -executable -print -print0 -prune -quit -true -false -depth
+    -follow -mount -xdev -noleaf -ls -nouser -nogroup -daystart -ignore_readdir_race
+    -noignore_readdir_race -warn -nowarn -not -a -and -o -or ! ( ) ,"""
+)
+_FIND_NEWER_XY = re.compile(r"-newer[aBcmt][aBcmt]\Z")
+
+
 def _find(args: Args) -> str | None:
-    forbidden = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls"}
-    for arg in args:
+    rest = list(args)
+    while rest and rest[0] in {"-H", "-L", "-P"}:
+        rest.pop(0)
+    while rest and rest[0] is not None and rest[0].startswith(("-D", "-O")):
+        option = rest.pop(0) or ""
+        if option == "-D":
+            rest[:1] = []
+    expression = False
+    while rest:
+        arg = rest.pop(0)
         if arg is None:
             return "an argument computed by the shell (it could be -delete or -exec)"
-        if arg in forbidden or arg.startswith("-fprint"):
-            return f"find {arg} writes or runs commands"
-    return None
-
-
-def _sort(args: Args) -> str | None:
-    for arg in args:
-        if arg is None:
-            return "an argument computed by the shell (it could be -o)"
-        if arg.startswith("--") and _abbreviates(arg, "--output", "--compress-program"):
-            return f"sort {arg} writes a file or runs a program"
-        if arg.startswith("-") and not arg.startswith("--") and "o" in arg[1:]:
-            return f"sort {arg} writes a file (-o)"
+        if not expression and not arg.startswith("-") and arg not in {"!", "(", ")", ","}:
+            continue  # a starting point
+        expression = True
+        if arg in _FIND_TESTS:
+            continue
+        if arg in _FIND_TESTS_WITH_VALUE or _FIND_NEWER_XY.match(arg):
+            if not rest:
+                return f"find {arg} without its value"
+            if rest.pop(0) is None:
+                return f"the value of find {arg} is computed by the shell"
+            continue
+        return f"find {arg} is not known to be read-only (it may write or run commands)"
     return None
 
 
@@ -181,8 +372,6 @@ _SED_COMMAND = re.compile(
         \s*$""",
     re.X,
 )
-
-
 _SED_LONG = (
     "--debug",
     "--expression",
@@ -222,19 +411,15 @@ def _sed(args: Args) -> str | None:
             continue
         elif arg.startswith("--"):
             name = arg.split("=", 1)[0]
-            matches = [n for n in _SED_LONG if n.startswith(name)]
-            if name in _SED_LONG:
-                matches = [name]
-            if len(matches) != 1:
-                return f"sed option {arg} is not known to be read-only"
-            option = matches[0]
-            if option in {"--in-place", "--file"}:
+            if name not in _SED_LONG:
+                return f"sed option {name} is not known to be read-only"
+            if name in {"--in-place", "--file"}:
                 return f"sed {arg} edits files in place or runs a script file"
-            if option in {"--expression", "--line-length"}:
+            if name in {"--expression", "--line-length"}:
                 value = arg.split("=", 1)[1] if "=" in arg else (rest.pop(0) if rest else "")
                 if value is None:
                     return "an argument computed by the shell"
-                if option == "--expression":
+                if name == "--expression":
                     script = value
         else:
             for index, letter in enumerate(arg[1:], start=1):
@@ -265,116 +450,57 @@ def _sed_script_reads(script: str) -> bool:
     return bool(parts) and all(_SED_COMMAND.match(p) for p in parts)
 
 
-_GIT_READ_ONLY = {
-    "status",
-    "log",
-    "diff",
-    "show",
-    "blame",
-    "shortlog",
-    "describe",
-    "rev-parse",
-    "rev-list",
-    "ls-files",
-    "ls-tree",
-    "cat-file",
-    "grep",
-    "whatchanged",
-    "merge-base",
-    "show-ref",
-    "name-rev",
-    "count-objects",
-    "check-ignore",
-    "version",
-}
-_GIT_WRITE_OPTIONS = ("--output", "-o", "--ext-diff", "--textconv", "--open-files-in-pager")
+# awk: only programs that print. Outside string literals the program may not contain
+# redirections or pipes (``>``, ``|``: also comparisons and regex alternation — refused alike),
+# ``system``, ``getline``, gawk's ``@include``/``@load``/indirect calls, or /inet special files.
+_AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_AWK_FORBIDDEN = re.compile(r"[|>@]|\bsystem\b|\bgetline\b|\bclose\b|\bfflush\b|/inet")
+_AWK_OPTIONS = Options(valued="Fv", long_valued=_names("--field-separator --assign"))
 
 
-def _git(args: Args) -> str | None:
+def _awk(args: Args) -> str | None:
     rest = list(args)
-    # global options before the subcommand
-    while rest and rest[0] is not None and rest[0].startswith("-"):
-        option: str = rest.pop(0) or ""
-        if option == "--no-pager" or option.startswith("--git-dir=") or option == "-P":
-            continue
-        if option == "-C" and rest:
-            rest.pop(0)
-            continue
-        return f"git option {option} is not known to be read-only"
-    if not rest or rest[0] is None:
-        return "git without a literal subcommand"
-    sub, options = rest[0], rest[1:]
-    if any(o is None for o in options):
+    program: str | None = None
+    while rest:
+        arg = rest.pop(0)
+        if arg is None:
+            return "an argument computed by the shell (it could be -f or a program)"
+        if arg == "--":
+            break
+        if not arg.startswith("-") or arg == "-":
+            rest.insert(0, arg)
+            break
+        taken = _take_option(_AWK_OPTIONS, arg, rest, Parsed([], []))
+        if taken:
+            return f"awk: {taken} (only -F and -v; -f, -i, -l, -o, -p, -d and -e are refused)"
+    if not rest:
+        return "awk without a program"
+    program = rest.pop(0)
+    if program is None:
+        return "an awk program computed by the shell"
+    if any(arg is None for arg in rest):
         return "an argument computed by the shell"
-    literal = [o for o in options if o is not None]
-    for option in literal:
-        if sub == "grep" and (
-            (option.startswith("-") and not option.startswith("--") and "O" in option)
-            or _abbreviates(option, "--open-files-in-pager")
-        ):
-            return f"git grep {option} runs a program on the matching files"
-        if option in _GIT_WRITE_OPTIONS or option.startswith(
-            tuple(f"{w}=" for w in _GIT_WRITE_OPTIONS)
-        ):
-            return f"git {sub} {option} writes a file or runs a program"
-    if sub in _GIT_READ_ONLY:
-        return None
-    if sub == "branch":
-        listing = {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l"}
-        listing |= {"--show-current", "--merged", "--no-merged", "--contains", "--no-color"}
-        for option in literal:
-            if option.startswith("-") and option.split("=", 1)[0] not in listing | {
-                "--sort",
-                "--format",
-                "--color",
-                "--points-at",
-            }:
-                return f"git branch {option} changes branches"
-        if (
-            "--list" not in literal
-            and "-l" not in literal
-            and any(not o.startswith("-") for o in literal)
-        ):
-            return "git branch NAME creates a branch"
-        return None
-    if sub in {"tag", "stash"}:
-        if sub == "tag" and all(o in {"-l", "--list", "-n"} or o.startswith("-n") for o in literal):
-            return None
-        if sub == "stash" and literal[:1] in (["list"], ["show"]):
-            return None
-        return f"git {sub} with these arguments changes the repository"
-    if sub == "remote":
-        return None if all(o in {"-v", "--verbose"} for o in literal) else "git remote changes"
-    if sub == "config":
-        reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin"}
-        return None if any(o in reading for o in literal) else "git config writes settings"
-    if sub == "reflog":
-        return None if literal[:1] in ([], ["show"]) else "git reflog changes the reflog"
-    return f"git {sub} is not a read-only git command"
-
-
-_XARGS_VALUE_LETTERS = "adEILnPs"
-_XARGS_FLAG_LETTERS = "0prtxo"
-_XARGS_OPTIONAL_LETTERS = "eil"  # -e[EOF], -i[REPLACE], -l[LINES]: the rest of the word
-_XARGS_LONG_VALUE = ("--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars")
-_XARGS_LONG = (
-    *_XARGS_LONG_VALUE,
-    "--process-slot-var",
-    "--null",
-    "--eof",
-    "--replace",
-    "--max-lines",
-    "--interactive",
-    "--no-run-if-empty",
-    "--verbose",
-    "--exit",
-    "--open-tty",
-    "--show-limits",
-)
+    code = _AWK_STRING.sub("S", program)
+    if '"' in code:
+        return "an awk program with an unterminated string"
+    forbidden = _AWK_FORBIDDEN.search(code)
+    if forbidden:
+        return (
+            f"awk program uses {forbidden.group(0)!r} (only programs that print are allowed: "
+            "no redirection, pipe, system or getline)"
+        )
+    return None
 
 
 def _xargs(args: Args) -> str | None:
+    spec = Options(
+        flags="0prtx",
+        valued="adEILnPs",
+        longs=_names("--null --no-run-if-empty --verbose --exit --interactive --open-tty"),
+        long_valued=_names("--arg-file --delimiter --max-args --max-procs --max-chars --max-lines"),
+    )
     rest = list(args)
+    parsed = Parsed([], [])
     while rest:
         arg = rest[0]
         if arg is None:
@@ -385,25 +511,9 @@ def _xargs(args: Args) -> str | None:
         if not arg.startswith("-") or arg == "-":
             break
         rest.pop(0)
-        if arg.startswith("--"):
-            name = arg.split("=", 1)[0]
-            matches = [n for n in _XARGS_LONG if n.startswith(name)]
-            if name in _XARGS_LONG:
-                matches = [name]
-            if len(matches) != 1 or matches[0] == "--process-slot-var":
-                return f"xargs option {arg} is not known to be read-only"
-            if matches[0] in _XARGS_LONG_VALUE and "=" not in arg:
-                rest[:1] = []
-            continue
-        for index, letter in enumerate(arg[1:], start=1):
-            if letter in _XARGS_VALUE_LETTERS:
-                if index == len(arg) - 1:
-                    rest[:1] = []
-                break
-            if letter in _XARGS_OPTIONAL_LETTERS:
-                break
-            if letter not in _XARGS_FLAG_LETTERS:
-                return f"xargs option -{letter} is not known to be read-only"
+        problem = _take_option(spec, arg, rest, parsed)
+        if problem:
+            return f"xargs: {problem}"
     if not rest:
         return None  # xargs runs echo by default
     program = rest[0]
@@ -411,51 +521,626 @@ def _xargs(args: Args) -> str | None:
         return "xargs with a computed program"
     # xargs appends words read from its input: they could be any option of the program.
     name = program.rsplit("/", 1)[-1]
-    if READ_ONLY_PROGRAMS.get(name) is not _any:
+    if READ_ONLY_PROGRAMS.get(name) is not _reader:
         return f"xargs {program}: input words could be options that write"
     return _check_program(program, rest[1:])
 
 
-def _date(args: Args) -> str | None:
-    return _refuse_letters("s", ("--set",), with_value="dfrI")(args)
+def _date(parsed: Parsed) -> str | None:
+    for operand in parsed.operands:
+        if operand is None or not operand.startswith("+"):
+            return f"date {operand or '(computed)'} sets the system clock (only +FORMAT reads)"
+    return None
 
 
-def _uniq(args: Args) -> str | None:
-    if any(a is None for a in args):
-        return "an argument computed by the shell"
-    after = args.index("--") if "--" in args else len(args)
-    files = [a for a in args[:after] if a is not None and not a.startswith("-")]
-    files += [a for a in args[after + 1 :] if a is not None]
-    return "uniq INPUT OUTPUT writes OUTPUT" if len(files) > 1 else None
+def _read(parsed: Parsed) -> str | None:
+    names = [value for name, value in parsed.options if name == "-a"] + parsed.operands
+    for name in names:
+        if name is None or not harmless_variable(name):
+            return f"read assigns {name or 'a computed name'} (only plain lower-case variables)"
+    return None
 
 
-# Programs that print, read or search, none of whose options writes a file or runs a program.
+def _command_v(parsed: Parsed) -> str | None:
+    if not parsed.has("-v", "-V"):
+        return "command runs the program (only command -v or -V reads)"
+    return None
+
+
+def _version(*accepted: tuple[str, ...]) -> Checker:
+    """A program allowed only to print its version: the arguments are exactly one of these."""
+
+    def check(args: Args) -> str | None:
+        if tuple(args) in accepted:
+            return None
+        shown = " or ".join(" ".join(a) for a in accepted)
+        return f"only `{shown}` is known to be read-only"
+
+    return check
+
+
+def _npm(args: Args) -> str | None:
+    if tuple(args) in {("--version",), ("-v",)}:
+        return None
+    if not args or args[0] not in {"ls", "list", "ll", "la"}:
+        return "only npm ls/list and npm --version are known to be read-only"
+    spec = Options(
+        flags="aglp",
+        valued="w",
+        longs=_names(
+            """--all --json --long --parseable --global --link --package-lock-only --unicode
+            --workspaces --production --prod --dev --no-unicode --no-color --no-description"""
+        ),
+        long_valued=_names("--depth --omit --include --workspace"),
+    )
+    return _with(spec)(args[1:])
+
+
+def _pip(args: Args) -> str | None:
+    if tuple(args) in {("--version",), ("-V",)}:
+        return None
+    sub = args[0] if args else None
+    specs = {
+        "list": Options(
+            flags="ouelv",
+            longs=_names(
+                """--outdated --uptodate --editable --local --user --not-required
+                --exclude-editable --include-editable --pre --verbose --quiet"""
+            ),
+            long_valued=_names("--format --path --exclude"),
+            operands=0,
+        ),
+        "show": Options(flags="fv", longs=_names("--files --verbose --quiet")),
+        "freeze": Options(
+            flags="l",
+            valued="r",
+            longs=_names("--local --user --all --exclude-editable --quiet"),
+            long_valued=_names("--requirement --path --exclude"),
+            operands=0,
+        ),
+    }
+    spec = specs.get(sub or "")
+    if spec is None:
+        return "only pip list, show, freeze and --version are known to be read-only"
+    return _with(spec)(args[1:])
+
+
+# -- git ----------------------------------------------------------------------------------------
+# git runs programs that configuration names (core.fsmonitor, textconv and diff drivers,
+# filters, gpg.program, the pager). The command line may not choose another repository or
+# configuration: -C, -c, --git-dir, --work-tree and friends are refused. Which repository and
+# which configuration git reads at run time is the sandbox's side: see git_environment().
+_GIT_GLOBAL = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
+)
+# Options of the commands that show history and diffs (log, show, diff, …); exact spelling.
+_GIT_HISTORY_LONGS = _names(
+    """--oneline --stat --shortstat --numstat --name-only --name-status --patch --no-patch
+    --graph --all --decorate --no-decorate --abbrev-commit --no-abbrev-commit --reverse
+    --first-parent --no-merges --merges --follow --cached --staged --summary --raw --cc
+    --combined-all-paths --no-color --color-words --word-diff --minimal --patience --histogram
+    --ignore-space-change --ignore-all-space --ignore-blank-lines --ignore-cr-at-eol
+    --ignore-space-at-eol --no-prefix --full-index --binary --left-right --cherry-pick
+    --cherry-mark --cherry --boundary --ancestry-path --simplify-by-decoration --topo-order
+    --date-order --author-date-order --no-walk --branches --tags --remotes --not --all-match
+    --invert-grep --regexp-ignore-case --extended-regexp --fixed-strings --basic-regexp
+    --perl-regexp --log-size --source --use-mailmap --mailmap --full-history --dense --sparse
+    --simplify-merges --parents --children --no-renames --no-ext-diff --no-textconv
+    --compact-summary --patch-with-stat --patch-with-raw --indent-heuristic
+    --no-indent-heuristic --function-context --text --ignore-submodules --pickaxe-all
+    --pickaxe-regex --remerge-diff --relative-date --reflog --walk-reflogs --merge --stdin
+    --left-only --right-only --count --objects --no-object-names --exit-code --quiet --check
+    --no-index --irreversible-delete --expand-tabs --no-expand-tabs --notes --no-notes
+    --show-notes --standard-notes --single-worktree --no-min-parents --no-max-parents
+    --name-rev --show-pulls --shortstat --dirstat --cumulative --no-relative --relative
+    --find-copies-harder --full-diff --root --no-standard-notes --show-linear-break
+    --verbose --short --long --branch --porcelain --null --show-stash --ahead-behind
+    --no-ahead-behind --renames --ignored --untracked-files --no-column --column
+    --line-porcelain --incremental --show-email --show-stats --show-name --show-number
+    --progress --no-progress --color-lines --color-by-age --numbered --summary --email
+    --committer --tags --dirty --always --long --exact-match --contains --first-match
+    --debug --show-toplevel --show-prefix --show-cdup --git-dir --absolute-git-dir
+    --is-inside-work-tree --is-inside-git-dir --is-bare-repository --is-shallow-repository
+    --show-superproject-working-tree --abbrev-ref --symbolic --symbolic-full-name --verify
+    --sq --sq-quote --local-env-vars --git-common-dir --show-object-format --shared-index-path
+    --others --modified --deleted --killed --unmerged --stage --directory --no-empty-directory
+    --eol --exclude-standard --full-name --recurse-submodules --error-unmatch --deduplicate
+    --resolve-undo --sparse --name-only --full-tree --object-only --max-count
+    --line-number --files-with-matches --files-without-match --only-matching --ignore-case
+    --word-regexp --invert-match --heading --break --show-function --untracked --no-untracked
+    --exclude-standard --no-exclude-standard --recursive --no-recursive --all-match
+    --function-context --batch --batch-check --batch-all-objects --buffer --follow-symlinks
+    --unordered --allow-unknown-type --non-matching --no-index --head --heads --hash
+    --dereference --exclude-existing --independent --octopus --is-ancestor --fork-point
+    --name-only --undefined --always --refs --annotate --abbrev --no-abbrev --all
+    --undefined --stdin --only-matching --shortstat"""
+)
+_GIT_HISTORY_LONG_VALUED = _names(
+    """--format --pretty --max-count --skip --since --after --until --before --author
+    --committer --grep --date --abbrev --decorate --diff-filter --unified --stat --stat-width
+    --stat-name-width --stat-count --dirstat --word-diff --word-diff-regex --color
+    --color-moved --submodule --anchored --diff-algorithm --inter-hunk-context --src-prefix
+    --dst-prefix --line-prefix --find-renames --find-copies --break-rewrites --glob --exclude
+    --relative --encoding --notes --diff-merges --max-parents --min-parents --since-as-filter
+    --ignore-submodules --untracked-files --ignored --column --sort --contains --no-contains
+    --merged --no-merged --points-at --candidates --match --exclude --dirty --broken
+    --short --prefix --abbrev-ref --default --resolve-git-dir --git-path --show-object-format
+    --with-tree --exclude-from --exclude-per-directory --format --ignore-rev --ignore-revs-file
+    --contents --max-depth --threads --and --or --open --ext-grep --count --since-as-filter
+    --object-only --batch --batch-check --filter --pattern-type"""
+)
+_GIT_HISTORY_LETTERS = frozenset("pswzcmtabilvrRWqnfeEFGPLBCDMNOSUHT0123456789hdkoAu")
+# Each letter: what it means in the commands below (all read): p patch, s no patch, w ignore
+# whitespace, z NUL, c combined, m merges, t tree, a text, b ignore space change, i ignore
+# case, l rename limit/files, v verbose, r recursive, R reverse, W function context, q quiet,
+# n count, f first parent/show-name, e email, E extended, F fixed, G/S pickaxe, P perl, L
+# line range, B/C/D/M break/copies/delete/move, N numbered, O order file (read), U context,
+# H cached, T tags, 0-9 counts, h help text, d directories,
+# k killed, o others, A after context, u untracked.
+_GIT_READERS = frozenset(
+    """status log diff show blame annotate shortlog describe rev-parse rev-list ls-files
+    ls-tree cat-file grep whatchanged merge-base show-ref name-rev count-objects check-ignore
+    version diff-tree diff-index diff-files show-branch range-diff""".split()
+)
+# Options that write a file, run a program or ask gpg (which runs gpg.program).
+_GIT_REFUSED = (
+    "--output",
+    "--ext-diff",
+    "--textconv",
+    "--filters",
+    "--open-files-in-pager",
+    "--show-signature",
+    "--exec",
+    "--upload-pack",
+    "--batch-command",
+)
+
+
+def _git(args: Args) -> str | None:
+    rest = list(args)
+    while rest and rest[0] is not None and rest[0].startswith("-"):
+        option = rest.pop(0) or ""
+        if option in {"--version", "-v"} and not rest:
+            return None
+        if option not in _GIT_GLOBAL:
+            return (
+                f"git option {option} is refused (it could choose another repository, "
+                "configuration or program)"
+            )
+    if not rest or rest[0] is None:
+        return "git without a literal subcommand"
+    sub, options = rest[0], rest[1:]
+    if any(option is None for option in options):
+        return "an argument computed by the shell (it could be any option)"
+    literal = [option for option in options if option is not None]
+    for option in literal:
+        # %G…: signature placeholders; %(signature…): ref-filter signatures — both run gpg.
+        if "%G" in option or "%(signature" in option:
+            return f"git {sub} {option} runs gpg.program to check signatures"
+        name = option.split("=", 1)[0]
+        if option.startswith("-") and any(r.startswith(name) for r in _GIT_REFUSED if name[2:]):
+            return f"git {sub} {option} writes a file or runs a program"
+    checker = _GIT_SUBCOMMANDS.get(sub)
+    if checker is not None:
+        return checker(literal)
+    if sub not in _GIT_READERS:
+        return f"git {sub} is not a read-only git command"
+    if sub == "grep" and any(
+        o.startswith("-") and not o.startswith("--") and "O" in o for o in literal
+    ):
+        return f"git grep -O runs a program on the matching files ({literal})"
+    if sub == "cat-file" and any(o in {"--textconv", "--filters"} for o in literal):
+        return "git cat-file --textconv/--filters runs configured programs"
+    return _git_history_options(sub, literal)
+
+
+def _git_history_options(sub: str, options: list[str]) -> str | None:
+    """Options of the reading subcommands: long ones from the list, short letters allowed;
+    everything after ``--`` and every word not starting with ``-`` is a revision or a path."""
+    for option in options:
+        if option == "--":
+            return None
+        if not option.startswith("-") or option == "-":
+            continue
+        if option.startswith("--"):
+            name, equals, _value = option.partition("=")
+            if name in _GIT_HISTORY_LONG_VALUED or (name in _GIT_HISTORY_LONGS and not equals):
+                continue
+            if name.startswith("--no-") and name[5:] and ("--" + name[5:]) in _GIT_HISTORY_LONGS:
+                continue
+            return f"git {sub} option {name} is not known to be read-only"
+        letters = option[1:]
+        if not letters:
+            continue
+        if letters[0] in "nUlLSGOABCMg" and len(letters) > 1:
+            continue  # -n5, -U3, -L1,2:f, -Sfoo: a letter with its value attached
+        if not set(letters) <= _GIT_HISTORY_LETTERS:
+            return f"git {sub} option {option} is not known to be read-only"
+    return None
+
+
+def _git_config(options: list[str]) -> str | None:
+    """Only reading forms, and the whole argument list must be one of them."""
+    actions = {
+        "--get": (1, 2),
+        "--get-all": (1, 2),
+        "--get-regexp": (1, 2),
+        "--get-urlmatch": (2, 2),
+        "--get-color": (1, 2),
+        "--get-colorbool": (1, 2),
+        "--list": (0, 0),
+        "-l": (0, 0),
+    }
+    modifiers = _names(
+        """--show-origin --show-scope --null -z --includes --no-includes --global --system
+        --local --worktree --bool --int --bool-or-int --path --expiry-date --name-only"""
+    )
+    valued = _names("--file -f --blob --type --default")
+    if options[:1] in (["get"], ["list"]):
+        return _git_config_subcommand(options)
+    chosen: list[str] = []
+    operands: list[str] = []
+    rest = list(options)
+    while rest:
+        option = rest.pop(0)
+        name, equals, _ = option.partition("=")
+        if operands:
+            # git config stops reading options at the first operand: `git config a b --get`
+            # sets a to b.
+            operands.append(option)
+        elif option in actions:
+            chosen.append(option)
+        elif option in modifiers:
+            continue
+        elif name in valued:
+            if not equals:
+                if not rest:
+                    return f"git config {name} without its value"
+                rest.pop(0)
+        elif option.startswith("-"):
+            return f"git config {option} is not a reading option"
+        else:
+            operands.append(option)
+    if len(chosen) != 1:
+        return "git config without exactly one reading action (--get, --get-all, --list …)"
+    low, high = actions[chosen[0]]
+    if not low <= len(operands) <= high:
+        return f"git config {chosen[0]} with {len(operands)} operand(s) would write settings"
+    return None
+
+
+def _git_config_subcommand(options: list[str]) -> str | None:
+    sub, rest = options[0], options[1:]
+    allowed = _names(
+        """--show-origin --show-scope --null -z --includes --no-includes --global --system
+        --local --worktree --all --regexp --name-only --type --default --file --blob --url
+        --value --fixed-value"""
+    )
+    operands: list[str] = []
+    for option in rest:
+        name = option.partition("=")[0]
+        if option.startswith("-") and not operands:
+            if name not in allowed:
+                return f"git config {sub} {option} is not a reading option"
+        else:
+            operands.append(option)
+    limit = 0 if sub == "list" else 1
+    if len(operands) > limit:
+        return f"git config {sub} with {len(operands)} operand(s)"
+    return None
+
+
+def _git_branch(options: list[str]) -> str | None:
+    listing = _names(
+        """-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color -i
+        --ignore-case --no-column --omit-empty --no-abbrev"""
+    )
+    valued = _names("--sort --format --color --column --abbrev")
+    filters = _names("--contains --no-contains --merged --no-merged --points-at")
+    listed = False
+    operands = 0
+    rest = list(options)
+    while rest:
+        option = rest.pop(0)
+        name = option.partition("=")[0]
+        if option in listing or re.fullmatch(r"-[arvli]+", option):
+            listed = listed or option == "--list" or (option[1:2] != "-" and "l" in option)
+            continue
+        if name in valued:
+            continue
+        if name in filters:
+            listed = True
+            if "=" not in option and rest and not rest[0].startswith("-"):
+                rest.pop(0)  # the commit the filter takes
+            continue
+        if option.startswith("-"):
+            return f"git branch {option} changes branches"
+        operands += 1
+    if operands and not listed:
+        return "git branch NAME creates a branch"
+    return None
+
+
+def _git_tag(options: list[str]) -> str | None:
+    listing = _names("-l --list -i --ignore-case --no-column --omit-empty")
+    valued = _names("--sort --format --color --column")
+    filters = _names("--contains --no-contains --merged --no-merged --points-at")
+    listed = False
+    operands = 0
+    rest = list(options)
+    while rest:
+        option = rest.pop(0)
+        name = option.partition("=")[0]
+        if option in listing:
+            listed = listed or option in {"-l", "--list"}
+            continue
+        if re.fullmatch(r"-n\d*", option):
+            listed = True
+            continue
+        if name in valued:
+            continue
+        if name in filters:
+            listed = True
+            if "=" not in option and rest and not rest[0].startswith("-"):
+                rest.pop(0)
+            continue
+        if option.startswith("-"):
+            return f"git tag {option} changes tags"
+        operands += 1
+    if operands and not listed:
+        return "git tag NAME creates a tag"
+    return None
+
+
+def _git_stash(options: list[str]) -> str | None:
+    if options[:1] not in (["list"], ["show"]):
+        return "git stash with these arguments changes the repository"
+    return _git_history_options("stash", options[1:])
+
+
+def _git_remote(options: list[str]) -> str | None:
+    if all(option in {"-v", "--verbose"} for option in options):
+        return None
+    if options[:1] == ["get-url"] and all(
+        not o.startswith("-") or o in {"--push", "--all"} for o in options[1:]
+    ):
+        return None
+    return "git remote with these arguments changes remotes or contacts them"
+
+
+def _git_reflog(options: list[str]) -> str | None:
+    if not options:
+        return None
+    if options[0] == "show":
+        return _git_history_options("reflog", options[1:])
+    if options[0].startswith("-"):
+        return _git_history_options("reflog", options)
+    return "git reflog with these arguments changes the reflog (only git reflog show reads)"
+
+
+_GIT_SUBCOMMANDS: dict[str, Callable[[list[str]], str | None]] = {
+    "config": _git_config,
+    "branch": _git_branch,
+    "tag": _git_tag,
+    "stash": _git_stash,
+    "remote": _git_remote,
+    "reflog": _git_reflog,
+}
+
+
+def git_environment(git_dir: str | None, work_tree: str | None) -> dict[str, str]:
+    """The environment a planning command runs in so that git reads only trusted config.
+
+    ``git_dir``/``work_tree``: the workspace's own repository (None when it has none). git is
+    pinned to it — a repository committed inside the workspace (a bare one, or a vendored
+    checkout with its own ``.git/config``) is never discovered — and the settings that make
+    git run programs are neutralised as command-line configuration (``GIT_CONFIG_COUNT``,
+    which outranks every configuration file).
+    """
+    neutral = {
+        "core.fsmonitor": "false",
+        "core.hooksPath": "/dev/null",
+        "core.pager": "cat",
+        "core.sshCommand": "false",
+        "core.askPass": "false",
+        "safe.bareRepository": "explicit",
+        "diff.external": "",
+        "log.showSignature": "false",
+        "gpg.program": "false",
+        "gpg.ssh.program": "false",
+        "gpg.x509.program": "false",
+        "protocol.allow": "never",
+        "credential.helper": "",
+    }
+    env = {"GIT_CONFIG_COUNT": str(len(neutral)), "GIT_OPTIONAL_LOCKS": "0"}
+    for index, (key, value) in enumerate(neutral.items()):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    env["GIT_DIR"] = git_dir or "/nonexistent/planmode-no-repository"
+    if work_tree:
+        env["GIT_WORK_TREE"] = work_tree
+    env["GIT_CEILING_DIRECTORIES"] = "/"
+    return env
+
+
+# -- the read-only table ------------------------------------------------------------------------
+# Programs none of whose options writes a file or runs a program: any word is harmless.
 PLAIN_READERS = """
     ls cat head tail wc grep egrep fgrep pwd echo true false which type stat du df
     diff cmp comm cut tr nl basename dirname realpath readlink whoami id uname printenv
-    seq column fold rev tac od hexdump md5sum sha1sum sha256sum cksum strings paste expand
-    unexpand fmt pr join look cd groups locale nproc arch lsb_release sleep jq tty
+    seq column fold rev tac od hexdump md5sum sha1sum sha224sum sha256sum sha384sum sha512sum
+    b2sum cksum strings paste expand unexpand fmt pr join look cd groups locale nproc arch
+    sleep jq tty base64 base32 ps lsof free uptime who w whereis lscpu getconf
 """.split()
 
+_VERSION_ONLY: dict[str, tuple[tuple[str, ...], ...]] = {
+    # Interpreters and toolchains whose version query runs nothing the workspace chooses.
+    # Not cargo/rustc (rustup proxies run the toolchain a rust-toolchain.toml `path` names),
+    # not yarn/pnpm (.yarnrc.yml's yarnPath, corepack), not ruby -v (then reads a script).
+    **dict.fromkeys(["python", "python3"], (("--version",), ("-V",), ("-VV",))),
+    **dict.fromkeys(["node", "nodejs"], (("--version",), ("-v",))),
+    **dict.fromkeys(["java", "javac"], (("-version",), ("--version",))),
+    **dict.fromkeys(["gcc", "g++", "cc", "c++", "clang", "clang++", "cmake"], (("--version",),)),
+    "make": (("--version",), ("-v",)),
+    "go": (("version",),),
+    "ruby": (("--version",),),
+    "perl": (("--version",), ("-v",)),
+}
+
 READ_ONLY_PROGRAMS: dict[str, Checker] = {
-    **dict.fromkeys(PLAIN_READERS, _any),
-    "rg": _refuse_options("--pre", "--pre-glob", "--hostname-bin", prefixes=("--pre=",)),
-    "tree": _refuse_letters("oR"),
-    "file": _refuse_letters("C", ("--compile",), with_value="efFmP"),
-    "xxd": _xxd,
+    **dict.fromkeys(PLAIN_READERS, _reader),
+    **{name: _version(*forms) for name, forms in _VERSION_ONLY.items()},
+    "rg": _with(
+        Options(
+            flags="nNiSswvlcoHIFLUPxzqaub0pVh.",
+            valued="eAfBCgtTmMjrEd",
+            longs=_names(
+                """--line-number --no-line-number --ignore-case --smart-case
+                --case-sensitive --word-regexp --line-regexp --invert-match
+                --files-with-matches --files-without-match --count --count-matches
+                --only-matching --with-filename --no-filename --no-heading --heading
+                --fixed-strings --follow --multiline --pcre2 --search-zip --text --binary
+                --hidden --no-ignore --no-ignore-vcs --no-ignore-parent --no-ignore-dot
+                --no-ignore-global --unrestricted --files --type-list --json --null --vimgrep
+                --column --byte-offset --trim --pretty --stats --quiet --no-messages
+                --passthru --one-file-system --no-config --debug --version --help
+                --no-require-git --sort-files --line-buffered --block-buffered
+                --crlf --null-data --multiline-dotall --no-unicode --glob-case-insensitive
+                --include-zero --no-follow --no-column --no-pcre2"""
+            ),
+            long_valued=_names(
+                """--regexp --after-context --before-context --context --glob --iglob
+                --type --type-not --type-add --type-clear --max-count --max-depth
+                --max-filesize --max-columns --threads --replace --encoding --engine --sort
+                --sortr --color --colors --context-separator --field-match-separator
+                --field-context-separator --path-separator --ignore-file --dfa-size-limit
+                --regex-size-limit --file --generate"""
+            ),
+        )
+    ),
+    "tree": _with(
+        Options(
+            flags="adlfxsphugDFqNQrtcvUCnAJXi",
+            valued="LPI",
+            longs=_names(
+                """--noreport --dirsfirst --du --si --prune --matchdirs --ignore-case
+                --gitignore --inodes --device --fromfile --help --version"""
+            ),
+            long_valued=_names("--charset --filelimit --timefmt --sort --info"),
+        )
+    ),
+    "file": _with(
+        Options(
+            flags="bcEhiklLnNrsSvzZ0",
+            valued="efFmP",
+            longs=_names(
+                """--brief --mime --mime-type --mime-encoding --dereference
+                --no-dereference --keep-going --list --raw --special-files --uncompress
+                --uncompress-noreport --no-buffer --no-pad --print0 --extension --apple
+                --help --version --checking-printout"""
+            ),
+            long_valued=_names("--exclude --exclude-quiet --separator --files-from --magic-file"),
+        )
+    ),
+    "xxd": _with(
+        Options(
+            flags="abCEeiprudhv",
+            valued="cglosnR",
+            longs=_names("--help --version"),
+            operands=1,  # xxd INFILE OUTFILE writes OUTFILE
+        )
+    ),
     "test": _test,
     "[": _test,
     "printf": _printf,
     "find": _find,
-    "sort": _sort,
+    "sort": _with(
+        Options(
+            flags="bdfgiMhnRrVcCmsuz0123456789",
+            valued="ktSTy",
+            longs=_names(
+                """--ignore-leading-blanks --dictionary-order --ignore-case
+                --general-numeric-sort --ignore-nonprinting --month-sort
+                --human-numeric-sort --numeric-sort --random-sort --reverse --version-sort
+                --check --merge --stable --unique --zero-terminated --debug --help
+                --version"""
+            ),
+            long_valued=_names(
+                """--sort --key --field-separator --buffer-size --temporary-directory
+                --parallel --random-source --batch-size --files0-from"""
+            ),
+            long_optional=_names("--check"),
+        )
+    ),
     "sed": _sed,
     "git": _git,
     "xargs": _xargs,
-    "date": _date,
-    "uniq": _uniq,
-    "hostname": _no_args,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "date": _with(
+        Options(
+            flags="uR",
+            valued="dfr",
+            optional="I",
+            longs=_names("--utc --universal --rfc-email --debug --help --version"),
+            long_valued=_names("--date --file --reference --rfc-3339"),
+            long_optional=_names("--iso-8601"),
+            operands=1,
+        ),
+        _date,
+    ),
+    "uniq": _with(
+        Options(
+            flags="cdDiuz",
+            valued="fsw",
+            longs=_names(
+                """--count --repeated --ignore-case --unique --zero-terminated --help
+                --version"""
+            ),
+            long_valued=_names("--skip-fields --skip-chars --check-chars"),
+            long_optional=_names("--all-repeated --group"),
+            numbers=True,
+            operands=1,  # uniq INPUT OUTPUT writes OUTPUT
+        )
+    ),
+    "hostname": _with(
+        Options(
+            flags="adfiIsAV",
+            longs=_names(
+                """--alias --domain --fqdn --long --ip-address --all-ip-addresses
+                --all-fqdns --short --version --help"""
+            ),
+            operands=0,  # hostname NAME sets the host name
+        )
+    ),
     "env": _no_args,
-    "yq": _refuse_letters("is", ("--inplace", "--in-place", "--split-exp")),
+    "yq": _with(
+        Options(
+            flags="rPCMeNn",
+            valued="opI",
+            longs=_names(
+                """--prettyPrint --colors --no-colors --exit-status --null-input --no-doc
+                --unwrapScalar --help --version"""
+            ),
+            long_valued=_names("--output-format --input-format --indent"),
+        )
+    ),
+    "command": _with(Options(flags="vVp", operands=None), _command_v),
+    "read": _with(Options(flags="rs", valued="dtnNpua"), _read),
+    "npm": _npm,
+    "pip": _pip,
+    "pip3": _pip,
+    "ss": _with(
+        Options(
+            flags="tulnpaxwmoiesrHO46",
+            longs=_names(
+                """--tcp --udp --listening --numeric --processes --all --unix --raw --memory
+                --options --info --extended --summary --resolve --no-header --oneline --ipv4
+                --ipv6 --help --version"""
+            ),
+        )
+    ),
 }
 _TRUSTED_DIRS = ("/bin/", "/usr/bin/", "/usr/local/bin/")
 
@@ -473,200 +1158,305 @@ def _check_program(name: str, args: Args) -> str | None:
     return f"{program}: {problem}" if problem and not problem.startswith(program) else problem
 
 
-# -- the walk -------------------------------------------------------------------------------
-_STRUCTURE = {
-    "program",
-    "list",
-    "pipeline",
-    "subshell",
-    "compound_statement",
-    "redirected_statement",
-    "negated_command",
-    "for_statement",
-    "while_statement",
-    "if_statement",
-    "elif_clause",
-    "else_clause",
-    "do_group",
-    "case_statement",
-    "case_item",
-    "comment",
-}
-_VALUES = {
-    "word",
-    "number",
-    "string",
-    "raw_string",
-    "ansi_c_string",
-    "translated_string",
-    "concatenation",
-    "simple_expansion",
-    "expansion",
-    "string_content",
-    "variable_name",
-    "special_variable_name",
-    "arithmetic_expansion",
-    "brace_expression",
-    "command_substitution",
-    "process_substitution",
-    "extglob_pattern",
-    "regex",
-    "test_operator",
-    "binary_expression",
-    "unary_expression",
-    "parenthesized_expression",
+# -- layer 2: the walk --------------------------------------------------------------------------
+_STRUCTURE = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "subshell",
+        "compound_statement",
+        "redirected_statement",
+        "negated_command",
+        "while_statement",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "do_group",
+        "case_statement",
+        "case_item",
+        "variable_assignments",
+    }
+)
+_VALUES = frozenset(
+    {
+        "word",
+        "number",
+        "string",
+        "raw_string",
+        "concatenation",
+        "simple_expansion",
+        "string_content",
+        "variable_name",
+        "special_variable_name",
+        "brace_expression",
+        "command_substitution",
+        "process_substitution",
+        "regex",
+        "test_operator",
+        "binary_expression",
+        "unary_expression",
+        "parenthesized_expression",
+        "file_descriptor",
+        "command_name",
+    }
+)
+# Where bash starts a comment: "#" at the beginning of a word.
+_COMMENT_AFTER = frozenset(b" \t\n;&|()")
+
+
+class _Walk:
+    """One walk over one parsed line; ``problem()`` is the first part that may not only read."""
+
+    def __init__(self, source: bytes, text: str) -> None:
+        self.source = source
+        self.text = text
+        self.heredocs = 0
+
+    def problem(self, root: Node) -> str | None:
+        # An explicit stack: a long `a && b && …` nests as deep as it is long.
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, in_substitution = stack.pop()
+            if not node.is_named:
+                continue  # punctuation and keywords: ;, &&, |, do, done …
+            problem, children = self.visit(node, in_substitution)
+            if problem:
+                return problem
+            inner = in_substitution or node.type in {"command_substitution", "process_substitution"}
+            stack.extend((child, inner) for child in reversed(children))
+        return None
+
+    def visit(self, node: Node, in_substitution: bool) -> tuple[str | None, list[Node]]:
+        kind = node.type
+        visitor = _VISITORS.get(kind)
+        if visitor is not None:
+            return visitor(self, node, in_substitution)
+        if kind in _STRUCTURE or kind in _VALUES:
+            return None, node.children
+        if kind in {"ansi_c_string", "translated_string"}:
+            return (
+                f"{_text(node)[:2]}…' quoting (bash decodes or translates it; only plain "
+                "quotes are read as written)",
+                [],
+            )
+        return f"shell construct '{kind}' is not allowed while planning", []
+
+    # -- visitors ----------------------------------------------------------------------------
+    def command(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        name: str | None = None
+        named = False
+        args: list[str | None] = []
+        for child in node.children:
+            if child.type == "command_name":
+                named = True
+                name = _literal(child.children[0]) if child.children else None
+            elif child.is_named and child.type not in {
+                "variable_assignment",
+                "file_redirect",
+                "herestring_redirect",
+                "heredoc_redirect",
+                "comment",
+            }:
+                args.append(_literal(child))
+        if not named:
+            return "a command without a name", []
+        if name is None:
+            return "a program name computed by the shell", []
+        problem = _check_program(name, args)
+        return problem, node.children
+
+    def assignment(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        target = node.children[0] if node.children else None
+        if target is None or target.type != "variable_name":
+            return "an assignment to an array element (its subscript is evaluated as code)", []
+        name = _text(target)
+        if not harmless_variable(name):
+            return (
+                f"an assignment to {name} (only plain lower-case shell variables; this one "
+                "changes how bash or programs behave)",
+                [],
+            )
+        if any(child.type == "array" for child in node.children):
+            return "an array assignment", []
+        return None, node.children[1:]
+
+    def for_loop(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        variable = node.child_by_field_name("variable")
+        if variable is None or not harmless_variable(_text(variable)):
+            shown = _text(variable) if variable is not None else "?"
+            return (
+                f"a for loop assigning {shown} (only plain lower-case shell variables; this "
+                "one changes how bash or programs behave)",
+                [],
+            )
+        return None, [c for c in node.children if c != variable]
+
+    def expansion(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        kinds = [child.type for child in node.children]
+        if len(kinds) == 3 and kinds[1] in {"variable_name", "special_variable_name"}:
+            return None, []
+        return (
+            f"the parameter expansion {_text(node)!r} (only plain ${{name}}: bash evaluates "
+            "operators, subscripts and patterns, and their words are not checked)",
+            [],
+        )
+
+    def arithmetic(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        # Bash evaluates a variable's value in arithmetic as an expression, and a subscript in
+        # it runs command substitutions: x='a[$(rm -rf ~)]'; echo $((x)). Only literal numbers.
+        stack = list(node.named_children)
+        while stack:
+            child = stack.pop()
+            if child.type not in _ARITHMETIC_SAFE:
+                return (
+                    "arithmetic on anything but literal numbers (values are evaluated as code)",
+                    [],
+                )
+            stack.extend(child.named_children)
+        return None, []
+
+    def compound(self, node: Node, in_sub: bool) -> tuple[str | None, list[Node]]:
+        if node.children and node.children[0].type == "((":
+            return self.arithmetic(node, in_sub)
+        return None, node.children
+
+    def test(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        stack = list(node.named_children)
+        while stack:
+            child = stack.pop()
+            operators = {_text(c) for c in child.children if c.type == "test_operator"}
+            if operators & _ARITHMETIC_TESTS:
+                operands = [c for c in child.named_children if c.type != "test_operator"]
+                if (
+                    "-v" in operators
+                    or "-R" in operators
+                    or any(o.type != "number" for o in operands)
+                ):
+                    return "an arithmetic or -v test on a non-number (it is evaluated as code)", []
+            stack.extend(child.named_children)
+        return None, node.children
+
+    def comment(self, node: Node, in_substitution: bool) -> tuple[str | None, list[Node]]:
+        start = node.start_byte
+        if in_substitution:
+            return "a comment inside a substitution (bash versions disagree where it ends)", []
+        if start > 0 and self.source[start - 1] not in _COMMENT_AFTER:
+            return "a '#' glued to the word before it (bash does not start a comment there)", []
+        return None, []
+
+    def file_redirect(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        destinations = node.children_by_field_name("destination")
+        if len(destinations) != 1:
+            return "words after a redirection's target (arguments that escape the check)", []
+        value = _literal(destinations[0])
+        shown = _text(node)
+        if operator == "<":
+            if value is None:
+                return f"redirection '{shown}' from a computed file", []
+            if value.startswith(("/dev/tcp/", "/dev/udp/")):
+                return f"redirection '{shown}' opens a network connection", []
+            return None, []
+        if operator in {">&", "<&"} and value is not None and (value.isdigit() or value == "-"):
+            return None, []
+        if operator in {">&-", "<&-"}:
+            return None, []
+        if operator in {">", ">>", "&>", "&>>", ">|", ">&"} and value == "/dev/null":
+            return None, []
+        return f"redirection '{shown}' writes to a file", []
+
+    def heredoc(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        self.heredocs += 1
+        problem = _heredoc_problem(node, self.text, self.heredocs)
+        skipped = {"heredoc_start", "heredoc_body", "heredoc_end"}
+        return problem, [c for c in node.children if c.type not in skipped]
+
+
+_ARITHMETIC_SAFE = frozenset(
+    {"number", "binary_expression", "unary_expression", "parenthesized_expression"}
+)
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
+_Visitor = Callable[[_Walk, Node, bool], tuple[str | None, list[Node]]]
+_VISITORS: dict[str, _Visitor] = {
+    "command": _Walk.command,
+    "variable_assignment": _Walk.assignment,
+    "for_statement": _Walk.for_loop,
+    "expansion": _Walk.expansion,
+    "arithmetic_expansion": _Walk.arithmetic,
+    "compound_statement": _Walk.compound,
+    "test_command": _Walk.test,
+    "comment": _Walk.comment,
+    "file_redirect": _Walk.file_redirect,
+    "heredoc_redirect": _Walk.heredoc,
+    "herestring_redirect": lambda walk, node, _in: (None, node.children),
 }
 
 
-# tree-sitter-bash 0.25 can crash the process (SIGSEGV) on "{" followed by a character
-# outside the Basic Multilingual Plane (e.g. U+E396A): such lines are never parsed.
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+def _heredoc_problem(node: Node, text: str, count: int) -> str | None:
+    """A here-document passes when bash reads it exactly as tree-sitter does.
+
+    Allowed: one per line, ``<<`` (not ``<<-``), a plain delimiter, a body bash does not
+    expand (a quoted delimiter, or no ``$``, backquote or backslash in it), the body starting
+    on the second line and the delimiter line ending the command.
+    """
+    if count > 1:
+        return "more than one here-document"
+    kinds = [c.type for c in node.children]
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    end = next((c for c in node.children if c.type == "heredoc_end"), None)
+    if "<<" not in kinds or start is None or end is None:
+        return "a here-document other than <<DELIMITER (<<- strips tabs: refused)"
+    written = _text(start)
+    delimiter = bash_word(written)
+    if delimiter is None or not re.fullmatch(r"[A-Za-z0-9_]+", delimiter):
+        return f"the here-document delimiter {written!r} (only letters, digits and _)"
+    quoted = written != delimiter
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) < 2 or lines[-1] != delimiter or delimiter in lines[1:-1]:
+        return "a here-document that does not end the command (its delimiter line must be last)"
+    first_line_bytes = len(lines[0].encode("utf-8"))
+    if start.end_byte > first_line_bytes:
+        return "a here-document started after the first line"
+    expected = "".join(line + "\n" for line in lines[1:-1])
+    if (_text(body) if body is not None else "") != expected or _text(end) != delimiter:
+        return "a here-document that bash and the parser split differently"
+    if not quoted and re.search(r"[$`\\]", expected):
+        return "an unquoted here-document whose body bash expands ($, ` or \\)"
+    return None
+
+
+# -- the decision -------------------------------------------------------------------------------
+def check(command: str) -> Verdict:
+    """Whether ``command`` only reads. Anything not proven read-only is not; never raises."""
+    if not isinstance(command, str):
+        return Verdict(False, "the command is not a string")
+    if len(command) > 4096:
+        return _decide(command)
+    return _decide_cached(command)
 
 
 @lru_cache(maxsize=1024)
-def check(command: str) -> Verdict:
-    """Whether ``command`` only reads. Anything not proven read-only is not."""
-    if not command.strip():
-        return Verdict(False, "an empty command")
-    if "\x00" in command:
-        return Verdict(False, "a NUL byte in the command")
-    if _ASTRAL.search(command):
-        return Verdict(False, "a character outside the Basic Multilingual Plane")
+def _decide_cached(command: str) -> Verdict:
+    return _decide(command)
+
+
+def _decide(command: str) -> Verdict:
     try:
-        tree = _parser().parse(command.encode("utf-8"))
-    except Exception as exc:  # the grammar must never let a command through by crashing
-        return Verdict(False, f"the command could not be parsed ({exc})")
-    root = tree.root_node
-    if root.has_error or root.is_missing:
-        return Verdict(False, "the command could not be parsed completely")
-    problem = _walk(root)
+        refused = refused_text(command)
+        if refused:
+            return Verdict(False, refused)
+        source = command.encode("utf-8")
+        root = _parser().parse(source).root_node
+        if root.has_error or root.is_missing:
+            return Verdict(False, "the command could not be parsed completely")
+        problem = _Walk(source, command).problem(root)
+    except Exception as exc:  # a checker's bug must deny, not let the command through
+        return Verdict(False, f"the command could not be checked ({type(exc).__name__}: {exc})")
     return Verdict(False, problem) if problem else READ_ONLY
-
-
-def _walk(node: Node) -> str | None:
-    kind = node.type
-    if not node.is_named:
-        return None  # punctuation and keywords: ;, &&, |, do, done …
-    if kind == "command":
-        return _command(node)
-    if kind == "file_redirect":
-        return _redirect(node)
-    if kind == "herestring_redirect":
-        return _children(node)
-    if kind == "test_command":
-        return _arithmetic_tests(node) or _children(node)
-    if kind == "arithmetic_expansion" or (
-        kind == "compound_statement" and node.children and node.children[0].type == "(("
-    ):
-        return _arithmetic(node)
-    if kind == "expansion":
-        return _expansion(node) or _children(node)
-    if kind in _STRUCTURE or kind in _VALUES:
-        return _children(node)
-    return f"shell construct '{kind}' is not allowed while planning"
-
-
-# Bash evaluates a variable's value in arithmetic as an expression, and a subscript in it runs
-# command substitutions: x='a[$(rm -rf ~)]'; echo $((x)). Only literal numbers are safe.
-_ARITHMETIC_SAFE = {"number", "binary_expression", "unary_expression", "parenthesized_expression"}
-_ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"}
-
-
-def _arithmetic(node: Node) -> str | None:
-    stack = list(node.named_children)
-    while stack:
-        child = stack.pop()
-        if child.type not in _ARITHMETIC_SAFE:
-            return "arithmetic on anything but literal numbers (values are evaluated as code)"
-        stack.extend(child.named_children)
-    return None
-
-
-def _arithmetic_tests(node: Node) -> str | None:
-    stack = list(node.named_children)
-    while stack:
-        child = stack.pop()
-        operators = [c for c in child.children if c.type == "test_operator"]
-        if any((c.text or b"").decode() in _ARITHMETIC_TESTS for c in operators):
-            operands = [c for c in child.named_children if c.type != "test_operator"]
-            if any(o.type != "number" for o in operands) or "-v" in {
-                (c.text or b"").decode() for c in operators
-            }:
-                return "an arithmetic or -v test on a non-number (it is evaluated as code)"
-        stack.extend(child.named_children)
-    return None
-
-
-def _expansion(node: Node) -> str | None:
-    tokens = [c.type for c in node.children]
-    if "!" in tokens or "@" in tokens:
-        return "an indirect or transforming expansion (${!x}, ${x@P}) can run commands"
-    if ":" in tokens:
-        after = node.children[tokens.index(":") + 1 :]
-        if any(c.is_named and c.type != "number" for c in after):
-            return "a substring offset that is not a number is evaluated as code"
-    return None
-
-
-def _children(node: Node) -> str | None:
-    for child in node.children:
-        problem = _walk(child)
-        if problem:
-            return problem
-    return None
-
-
-def _redirect(node: Node) -> str | None:
-    operator = next((c.type for c in node.children if not c.is_named), "")
-    target = node.child_by_field_name("destination") or node.children[-1]
-    value = _literal(target) if target is not None else None
-    destinations = node.children_by_field_name("destination")
-    if len(destinations) > 1:
-        return "words after a redirection's target (arguments that escape the check)"
-    if operator in {"<"}:
-        return _children(node)
-    if (
-        operator in {">&", "<&", ">&-", "<&-"}
-        and value is not None
-        and (value.isdigit() or value == "-")
-    ):
-        return None
-    if operator in {">", ">>", "&>", "&>>", ">|"} and value == "/dev/null":
-        return None
-    shown = (node.text or b"").decode("utf-8", "replace")
-    return f"redirection '{shown}' writes to a file"
-
-
-def _command(node: Node) -> str | None:
-    name_node: Node | None = None
-    args: list[str | None] = []
-    for child in node.children:
-        if child.type == "variable_assignment":
-            return "a variable assignment (it can change how programs behave)"
-        if child.type == "command_name":
-            name_node = child
-            continue
-        if child.type == "file_redirect":
-            problem = _redirect(child)
-            if problem:
-                return problem
-            continue
-        if child.type == "herestring_redirect":
-            problem = _walk(child)
-            if problem:
-                return problem
-            continue
-        problem = _walk(child)  # substitutions inside arguments are commands too
-        if problem:
-            return problem
-        if child.is_named and child.type != "comment":
-            args.append(_literal(child))
-    if name_node is None:
-        return "a command without a name"
-    name = _literal(name_node.children[0]) if name_node.children else None
-    if name is None:
-        return "a program name computed by the shell"
-    return _check_program(name, args)
 
 
 def simple_commands(command: str) -> Iterator[str]:
@@ -674,16 +1464,14 @@ def simple_commands(command: str) -> Iterator[str]:
 
     Yields nothing when the line does not parse; callers treat that as no match.
     """
-    if _ASTRAL.search(command) or "\x00" in command:
-        return
-    tree = _parser().parse(command.encode("utf-8"))
-    if tree.root_node.has_error:
+    tree = _parse(command)
+    if tree is None:
         return
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         if node.type == "command":
-            yield (node.text or b"").decode("utf-8", "replace").strip()
+            yield _text(node).strip()
         stack.extend(reversed(node.children))
 
 
@@ -702,10 +1490,10 @@ def rule_forms(command: str, depth: int = 0) -> list[str] | None:
     ``-c`` or to ``eval``. None when that cannot be known: the line does not parse, a program
     name or a shell's code is computed — deny rules then fail closed.
     """
-    if depth > 4 or _ASTRAL.search(command) or "\x00" in command:
+    if depth > 4:
         return None
-    tree = _parser().parse(command.encode("utf-8"))
-    if tree.root_node.has_error:
+    tree = _parse(command)
+    if tree is None:
         return None
     forms: list[str] = []
     stack = [tree.root_node]
@@ -767,11 +1555,11 @@ def _command_forms(words: list[str | None], depth: int) -> list[str] | None:
 
 def is_single_simple_command(command: str) -> bool:
     """True when ``command`` is exactly one command: no list, pipe, substitution or redirect."""
-    if _ASTRAL.search(command) or "\x00" in command:
+    tree = _parse(command)
+    if tree is None:
         return False
-    tree = _parser().parse(command.encode("utf-8"))
     root = tree.root_node
-    if root.has_error or len(root.named_children) != 1:
+    if len(root.named_children) != 1:
         return False
     only = root.named_children[0]
     if only.type != "command":
