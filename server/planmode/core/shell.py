@@ -43,8 +43,9 @@ READ_ONLY = Verdict(True)
 Args = Sequence[str | None]
 Checker = Callable[[Args], str | None]
 
-# Longer lines are refused unparsed: a decision must stay fast (make bench measures 10 kB).
-MAX_COMMAND_LENGTH = 100_000
+# Longer lines are refused unparsed: tree-sitter-bash parses long pipelines in more than
+# linear time (about 0.5 s at 20 kB); `make bench` measures a 10 kB line.
+MAX_COMMAND_LENGTH = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -95,9 +96,9 @@ def _parse(command: str) -> Tree | None:
 
 
 # -- layer 2: words -----------------------------------------------------------------------------
-# Outside quotes these make bash expand the word (parameters, substitutions, brace expansion,
-# globs, tildes — also after "=" and ":" — and extended globs), or end it.
-_EXPANDS_UNQUOTED = frozenset("$`{}*?[]()#")
+# Outside quotes these make bash expand the word (parameters, substitutions, globs, extended
+# globs), or end it; "{", "}" and "~" are decided where they stand (bash_word).
+_EXPANDS_UNQUOTED = frozenset("$`*?[]()#")
 _ENDS_WORD = frozenset(" \t\n;&|<>")
 _LITERAL_NODES = frozenset({"word", "number", "string", "raw_string", "concatenation"})
 
@@ -138,6 +139,11 @@ def bash_word(text: str) -> str | None:
             if index == end:
                 return None
             index += 1
+        elif character == "{" and ("," in text[index:] or ".." in text[index:]):
+            return None  # a brace expansion (bash needs a comma or a sequence inside)
+        elif character in "{}":
+            out.append(character)
+            index += 1
         elif character == "~" and (index == 0 or text[index - 1] in "=:"):
             return None  # a tilde prefix (also after "=" and ":" in name=value words)
         elif character in _EXPANDS_UNQUOTED or character in _ENDS_WORD:
@@ -154,9 +160,20 @@ def _text(node: Node) -> str:
 
 def _literal(node: Node) -> str | None:
     """The value of a word the shell does not compute, or None."""
-    if node.type not in _LITERAL_NODES:
+    if node.type not in _LITERAL_NODES or not _plain_parts(node):
         return None
     return bash_word(_text(node))
+
+
+def _plain_parts(node: Node) -> bool:
+    """No part of the word is an expansion (checked on the tree first: cheaper than text)."""
+    if node.type == "string":
+        return all(child.type in {'"', "string_content"} for child in node.children)
+    if node.type == "concatenation":
+        return all(
+            child.type in _LITERAL_NODES and _plain_parts(child) for child in node.children
+        )
+    return True
 
 
 # -- layer 2: variables -------------------------------------------------------------------------
@@ -450,11 +467,11 @@ def _sed_script_reads(script: str) -> bool:
     return bool(parts) and all(_SED_COMMAND.match(p) for p in parts)
 
 
-# awk: only programs that print. Outside string literals the program may not contain
-# redirections or pipes (``>``, ``|``: also comparisons and regex alternation — refused alike),
-# ``system``, ``getline``, gawk's ``@include``/``@load``/indirect calls, or /inet special files.
+# awk: only programs that print to standard output. Outside string literals the program may
+# not redirect or pipe what it prints, call ``system``, ``getline``, ``close`` or ``fflush``,
+# or use gawk's ``@include``/``@load``/indirect calls or /inet special files.
 _AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_AWK_FORBIDDEN = re.compile(r"[|>@]|\bsystem\b|\bgetline\b|\bclose\b|\bfflush\b|/inet")
+_AWK_FORBIDDEN = re.compile(r"@|\|&|\bsystem\b|\bgetline\b|\bclose\b|\bfflush\b|/inet")
 _AWK_OPTIONS = Options(valued="Fv", long_valued=_names("--field-separator --assign"))
 
 
@@ -483,12 +500,31 @@ def _awk(args: Args) -> str | None:
     code = _AWK_STRING.sub("S", program)
     if '"' in code:
         return "an awk program with an unterminated string"
-    forbidden = _AWK_FORBIDDEN.search(code)
+    forbidden = _AWK_FORBIDDEN.search(code) or _awk_print_redirect(code)
     if forbidden:
         return (
-            f"awk program uses {forbidden.group(0)!r} (only programs that print are allowed: "
-            "no redirection, pipe, system or getline)"
+            f"awk program uses {forbidden.group(0)!r} (only programs that print to standard "
+            "output are allowed: no redirection, pipe, system or getline)"
         )
+    return None
+
+
+_AWK_PRINT = re.compile(r"\bprintf?\b")
+
+
+def _awk_print_redirect(code: str) -> re.Match[str] | None:
+    """A ``>`` or ``|`` after print/printf in the same statement, outside parentheses: an
+    output redirection or a pipe to a command (elsewhere ``>`` compares and ``|`` is ``||``
+    or a regex alternation)."""
+    for start in _AWK_PRINT.finditer(code):
+        depth = 0
+        for index in range(start.end(), len(code)):
+            character = code[index]
+            if character in ";{}":
+                break
+            depth += {"(": 1, ")": -1}.get(character, 0)
+            if depth <= 0 and character in ">|":
+                return re.compile(re.escape(character)).match(code, index)
     return None
 
 
@@ -1481,21 +1517,14 @@ _WRAPPERS = frozenset({"sudo", "nohup", "nice", "time", "timeout", "exec", "comm
 _WRAPPERS_WITH_VALUE = {"timeout": 1, "nice": 0}
 
 
-def rule_forms(command: str, depth: int = 0) -> list[str] | None:
-    """Every simple command of ``command`` as permission rules should see it.
-
-    The program is unquoted and stripped of its directory (``/bin/r\\m x`` is ``rm x``),
-    arguments are unquoted (computed ones read ``*``), the command a wrapper runs (``sudo``,
-    ``env``, ``xargs``, ``timeout``…) is listed too, and so is the code given to a shell with
-    ``-c`` or to ``eval``. None when that cannot be known: the line does not parse, a program
-    name or a shell's code is computed — deny rules then fail closed.
-    """
-    if depth > 4:
-        return None
+def command_words(command: str) -> list[list[str | None]] | None:
+    """The words of every simple command in ``command`` as this module reads them — program
+    first, then arguments, a computed word as None — nested ones (in substitutions) included.
+    None when the line is refused or does not parse."""
     tree = _parse(command)
     if tree is None:
         return None
-    forms: list[str] = []
+    commands: list[list[str | None]] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -1514,6 +1543,26 @@ def rule_forms(command: str, depth: int = 0) -> list[str] | None:
                 "comment",
             }:
                 words.append(_literal(child))
+        commands.append(words)
+    return commands
+
+
+def rule_forms(command: str, depth: int = 0) -> list[str] | None:
+    """Every simple command of ``command`` as permission rules should see it.
+
+    The program is unquoted and stripped of its directory (``/bin/r\\m x`` is ``rm x``),
+    arguments are unquoted (computed ones read ``*``), the command a wrapper runs (``sudo``,
+    ``env``, ``xargs``, ``timeout``…) is listed too, and so is the code given to a shell with
+    ``-c`` or to ``eval``. None when that cannot be known: the line does not parse, a program
+    name or a shell's code is computed — deny rules then fail closed.
+    """
+    if depth > 4:
+        return None
+    commands = command_words(command)
+    if commands is None:
+        return None
+    forms: list[str] = []
+    for words in commands:
         nested = _command_forms(words, depth)
         if nested is None:
             return None
