@@ -170,9 +170,7 @@ def _plain_parts(node: Node) -> bool:
     if node.type == "string":
         return all(child.type in {'"', "string_content"} for child in node.children)
     if node.type == "concatenation":
-        return all(
-            child.type in _LITERAL_NODES and _plain_parts(child) for child in node.children
-        )
+        return all(child.type in _LITERAL_NODES and _plain_parts(child) for child in node.children)
     return True
 
 
@@ -1280,6 +1278,9 @@ class _Walk:
 
     # -- visitors ----------------------------------------------------------------------------
     def command(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        translated = self.translated(node)
+        if translated[0]:
+            return translated
         name: str | None = None
         named = False
         args: list[str | None] = []
@@ -1301,6 +1302,12 @@ class _Walk:
             return "a program name computed by the shell", []
         problem = _check_program(name, args)
         return problem, node.children
+
+    def translated(self, node: Node, _in: bool = False) -> tuple[str | None, list[Node]]:
+        # tree-sitter reads $"…" as a lone "$" token before a string, bash as one word.
+        if any(child.type == "$" for child in node.children):
+            return '$"…" quoting (bash translates it; only plain quotes are read as written)', []
+        return None, node.children
 
     def assignment(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
         target = node.children[0] if node.children else None
@@ -1426,6 +1433,7 @@ _VISITORS: dict[str, _Visitor] = {
     "file_redirect": _Walk.file_redirect,
     "heredoc_redirect": _Walk.heredoc,
     "herestring_redirect": lambda walk, node, _in: (None, node.children),
+    "concatenation": _Walk.translated,
 }
 
 

@@ -1,0 +1,602 @@
+"""The read-only Bash classifier against the classes of escape of the security review.
+
+One section per class (1–7), each closed by a rule rather than by a list of cases; then the
+plainly read-only commands agents use, which must stay allowed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planmode.core.permissions import ToolContext, decide
+from planmode.core.shell import (
+    MAX_COMMAND_LENGTH,
+    bash_word,
+    check,
+    command_words,
+    git_environment,
+    harmless_variable,
+    is_single_simple_command,
+    rule_forms,
+    simple_commands,
+)
+from tests.unit.shell_corpus import AGENT_READS
+
+
+def denied(command: str) -> str:
+    verdict = check(command)
+    assert verdict.read_only is False, f"{command!r} passed as read-only"
+    assert verdict.reason
+    return verdict.reason
+
+
+def allowed(command: str) -> None:
+    verdict = check(command)
+    assert verdict.read_only, f"{command!r} denied: {verdict.reason}"
+
+
+# -- 1. brace expansion: words bash would expand are computed -----------------------------------
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        ("{a,b}", None),
+        ("{1..3}", None),
+        ("x{,}", None),
+        ("{-delete,}", None),
+        ("-{delete,x}", None),
+        ("{'-delete',x}", None),
+        ("a{b}", "a{b}"),  # no comma, no sequence: bash leaves it
+        ("{}", "{}"),
+        ("stash@{0}", "stash@{0}"),
+        ("'{a,b}'", "{a,b}"),
+        ("\\{a,b}", "{a,b}"),  # an escaped brace is not expanded
+    ],
+)
+def test_brace_expansion_is_computed_as_bash_decides(written: str, value: str | None) -> None:
+    assert bash_word(written) == value
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . {-delete,}",
+        "find . -{delete,name}",
+        "find . {'-delete',-print}",
+        "sort {-o,out} in",
+        "uniq a {b,c}",
+        "sed {-i,s/a/b/} f",
+        "git {log,--output=x}",
+        "xxd {a,b}",
+        "date {-s,0101}",
+        "{rm,x}",
+    ],
+)
+def test_brace_expansion_smuggles_no_option(command: str) -> None:
+    denied(command)
+
+
+def test_brace_expansion_into_a_program_whose_options_all_read_is_allowed() -> None:
+    allowed("ls {src,tests} {1..3}")
+
+
+# -- 2. options and operands are allow-listed per program ---------------------------------------
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("uniq in.txt out.txt", "one too many"),
+        ("uniq in.txt -- out.txt", "one too many"),
+        ("uniq in.txt -c", "after an operand"),
+        ("xxd -r dump.hex out.bin", "one too many"),
+        ("date 010100002030", "clock"),
+        ("date -s 2020-01-01", "-s"),
+        ("date --set=2020-01-01", "--set"),
+        ("date -u 0101", "clock"),
+        ("sort -o out in", "-o"),
+        ("sort -uo out in", "-o"),
+        ("sort --output=out in", "--output"),
+        ("sort --out=x in", "--out"),  # getopt abbreviations are never read as another option
+        ("sort --compress-program=sh in", "--compress-program"),
+        ("tee out.txt", "tee"),
+        ("tree -o out.txt", "-o"),
+        ("tree -R -H x", "-R"),
+        ("rg --pre=./evil foo", "--pre"),
+        ("rg --hostname-bin=rm foo", "--hostname-bin"),
+        ("file -C -m magic", "-C"),
+        ("hostname evil", "one too many"),
+        ("yq -i '.a=1' f.yaml", "-i"),
+        ("find . -fprint out", "-fprint"),
+        ("find . -newerXY x", "-newerXY"),
+        ("find . -delete", "-delete"),
+        ("python3 -c 'import os'", "--version"),
+        ("python3 -m pip list", "--version"),
+        ("node -e 'x'", "--version"),
+        ("cargo --version", "cargo"),  # rustup runs the toolchain rust-toolchain.toml names
+        ("rustc --version", "rustc"),
+        ("ruby -v", "--version"),  # -v then reads a script from standard input
+        ("npm install left-pad", "npm ls"),
+        ("npm ls --userconfig=./evil", "--userconfig"),
+        ("pip install requests", "pip list"),
+        ("pip list --extra-index-url=x", "--extra-index-url"),
+        ("command git push", "command -v"),
+        ("awk -f prog.awk data", "-f"),
+        ("awk -i inplace '{print}' f", "-i"),
+        ("awk -o out '{print}' f", "-o"),
+        ("awk 'BEGIN { system(\"rm x\") }'", "system"),
+        ("awk '{ print > \"out\" }' f", ">"),
+        ("awk '{ print $1,\n $2 >> \"out\" }' f", ">"),
+        ('awk \'{ printf("%s", $1) > "f" }\' f', ">"),
+        ("awk '{ print | \"sh\" }' f", "|"),
+        ("awk 'BEGIN { \"date\" | getline d }'", "getline"),
+        ("awk 'BEGIN { getline < \"/inet/tcp/0/h/80\" }'", "getline"),
+        ("awk '@load \"x\"; {print}'", "@"),
+        ('awk "$prog" f', "computed"),
+        ("ss -K dst 1.2.3.4", "-K"),
+        ("ss -D out", "-D"),
+        ("xargs -a cmds rm", "rm"),
+        ("ls | xargs sort -o x", "input words"),
+        ("read PATH", "PATH"),
+    ],
+)
+def test_options_and_operands_outside_the_program_list_are_denied(command: str, named: str) -> None:
+    assert named in denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uniq -c in.txt",
+        "uniq -f 2 -s 1 in.txt",
+        "uniq -3 in.txt",
+        "xxd -r dump.hex",
+        "xxd -s 0x10 -l 32 -c 8 f",
+        "date +%s",
+        "date -d yesterday +%F",
+        "date -Iseconds",
+        "date --iso-8601=seconds",
+        "sort -k2,2 -t, -n f",
+        "sort -rn",
+        "awk '{print ($1 > 2)}' f",
+        "awk '$3 > 100 {print $1}' f",
+        "awk '/a|b/' f",
+        "awk -v n=3 'NR <= n' f",
+        "awk -F'\\t' '{print $2}' f",
+        "awk 'BEGIN { x = \"a > b | c\"; print x }'",
+        "hostname -f",
+        "ss -tunap",
+        "find . -newermt 2024-01-01 -print",
+    ],
+)
+def test_reading_options_and_operands_are_allowed(command: str) -> None:
+    allowed(command)
+
+
+# -- 3. git config: the whole argument list must be a reading form ------------------------------
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config a b --get",  # options end at the first operand: this sets a
+        "git config user.name x",
+        "git config --get a b c",
+        "git config --get --add a b",
+        "git config --add a b",
+        "git config --unset a",
+        "git config --replace-all a b",
+        "git config -e",
+        "git config --edit",
+        "git config --file x a b",
+        "git config --global alias.x '!rm -rf ~'",
+        "git config user.name --list",
+        "git config --list a",
+        "git config set a b",
+        "git config unset a",
+        "git config get a --add",
+        "git config",
+    ],
+)
+def test_git_config_that_writes_is_denied(command: str) -> None:
+    denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git config --get user.name",
+        "git config --get-all remote.origin.fetch",
+        "git config --get-regexp '^alias\\.'",
+        "git config --list",
+        "git config -l --show-origin",
+        "git config --show-origin --get user.email",
+        "git config --global --get user.name",
+        "git config --file .gitmodules --get-regexp path",
+        "git config --get core.bare true",
+        "git config get user.name",
+        "git config list --show-scope",
+    ],
+)
+def test_git_config_reading_forms_are_allowed(command: str) -> None:
+    allowed(command)
+
+
+# -- 4. bash and tree-sitter read the text alike, or the line is refused ------------------------
+@pytest.mark.parametrize(
+    "character",
+    ["\r", "\x0b", "\x0c", "\x1b", "\x7f", "\x85", "\u2028", "\u2029", "\x01"],
+)
+def test_control_characters_other_than_tab_and_newline_are_refused(character: str) -> None:
+    reason = denied(f"ls{character}rm x")
+    assert f"U+{ord(character):04X}" in reason
+
+
+def test_backslash_crlf_continuation_is_refused() -> None:
+    assert "U+000D" in denied("ls \\\r\nrm -rf x")
+
+
+def test_tab_and_newline_are_ordinary() -> None:
+    allowed("ls\t-la\ncat README.md\n")
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("ls#x", "parsed"),
+        ("echo $(echo a #)\nrm x)", "comment inside a substitution"),
+        ("echo $'\\x2ddelete'", "$'"),
+        ("find . $'-delete'", "computed"),
+        ('echo $"hello"', '$"'),
+        ("echo ${x#a}", "parameter expansion"),
+        ("echo ${x%a}", "parameter expansion"),
+        ("echo ${x:-$(rm y)}", "parameter expansion"),
+        ("echo ${x:=/tmp}", "parameter expansion"),
+        ("echo ${x/a/b}", "parameter expansion"),
+        ("echo ${x^^}", "parameter expansion"),
+        ("echo ${x[0]}", "parameter expansion"),
+        ("echo ${#x}", "parameter expansion"),
+        ("echo ${!x}", "parameter expansion"),
+        ("echo ${x@P}", "parameter expansion"),
+        ("echo ${x:1:2}", "parameter expansion"),
+    ],
+)
+def test_where_bash_reads_differently_the_line_is_denied(command: str, named: str) -> None:
+    assert named in denied(command)
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        ("a#b", None),  # bash: one word a#b; not worth modelling: computed
+        ("~", None),
+        ("~/x", None),
+        ("a=~/x", None),
+        ("a=b:~/x", None),
+        ("HEAD~1", "HEAD~1"),
+        ("--opt=~/x", None),  # refused alike (bash expands only after name=)
+        ("x~", "x~"),
+        ("'~'", "~"),
+        ('"a\\"b"', 'a"b'),
+        ('"a\\b"', "a\\b"),
+        ("a\\ b", "a b"),
+        ("l\\\ns", "ls"),
+        ("'a'\"b\"c", "abc"),
+        ('"$x"', None),
+        ("*.py", None),
+        ("[ab]", None),
+        ("?", None),
+    ],
+)
+def test_words_are_read_as_bash_reads_them(written: str, value: str | None) -> None:
+    assert bash_word(written) == value
+
+
+def test_a_comment_after_a_blank_is_a_comment() -> None:
+    allowed("ls -la # list everything")
+    allowed("ls;# nothing else")
+
+
+# -- 5. assignments: only plain lower-case shell variables --------------------------------------
+SENSITIVE = [
+    "PATH",
+    "HOME",
+    "IFS",
+    "ENV",
+    "BASH_ENV",
+    "PS4",
+    "CDPATH",
+    "GLOBIGNORE",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "GIT_DIR",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_EXTERNAL_DIFF",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "PYTHONPATH",
+    "PAGER",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "histchars",
+    "auto_resume",
+    "Path",
+]
+
+
+@pytest.mark.parametrize("name", SENSITIVE)
+def test_an_environment_affecting_variable_is_never_assigned(name: str) -> None:
+    assert not harmless_variable(name)
+    for command in (
+        f"for {name} in .; do ls; done",
+        f"{name}=. ls",
+        f"{name}=x; git log",
+        f"read {name}",
+        f"read -a {name}",
+    ):
+        denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for f in a b; do cat $f; done",
+        'for file in src/*.py; do wc -l "$file"; done',
+        "n=3; head -n $n README.md",
+        "dir=src; ls $dir",
+        "while read -r line; do echo $line; done < notes.txt",
+    ],
+)
+def test_plain_lower_case_variables_are_harmless(command: str) -> None:
+    allowed(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["a[$(rm x)]=1", "a=(1 2)", "export a=1", "declare a=1", "local a=1", "unset a"],
+)
+def test_arrays_and_declarations_are_denied(command: str) -> None:
+    denied(command)
+
+
+# -- 6. git: no other repository, configuration or program --------------------------------------
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C vendor/evil log",
+        "git --git-dir=fixtures/evil.git log",
+        "git --work-tree=/ status",
+        "git -c core.fsmonitor=./x status",
+        "git -c core.pager='rm -rf x' log",
+        "git --config-env=core.pager=X log",
+        "git --exec-path=./bin log",
+        "git --namespace=x log",
+        "git --bare log",
+        "git -p log",
+        "git --paginate log",
+        "git log --ext-diff",
+        "git diff --ext",  # an abbreviation of --ext-diff
+        "git log -p --textconv",
+        "git cat-file --textconv HEAD:f",
+        "git cat-file --filters HEAD:f",
+        "git grep -Orm foo",
+        "git grep --open-files-in-pager=rm foo",
+        "git log --show-signature",
+        "git log --format='%G?'",
+        "git log --pretty='format:%GG'",
+        "git branch --format='%(signature)'",
+        "git log --output=out.txt",
+        "git log --out=out.txt",
+        "git log --exec=x",
+        "git cat-file --batch-command",
+        "git for-each-ref",
+        "git submodule foreach ls",
+        "git help -w log",
+        "GIT_DIR=x git log",
+    ],
+)
+def test_git_cannot_choose_repository_configuration_or_program(command: str) -> None:
+    denied(command)
+
+
+@pytest.fixture(scope="module")
+def hostile_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository with, committed inside it, a bare repository and a vendored checkout whose
+    configuration runs programs (fsmonitor, textconv, a filter, an external diff)."""
+    root = tmp_path_factory.mktemp("hostile") / "workspace"
+    marker = root.parent / "pwned"
+    run = {"check": True, "capture_output": True}
+
+    def git(*args: str, cwd: Path) -> None:
+        subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, **run)  # type: ignore[call-overload]
+
+    root.mkdir()
+    git("init", "-q", cwd=root)
+    (root / "f.txt").write_text("a\n")
+    git("add", "f.txt", cwd=root)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", cwd=root)
+    vendored = root / "vendor" / "lib"
+    vendored.mkdir(parents=True)
+    git("init", "-q", cwd=vendored)
+    (vendored / "g.txt").write_text("one\n")
+    (vendored / ".gitattributes").write_text("*.txt diff=evil filter=evil\n")
+    touch = f"sh -c 'echo $0 >> {marker}'"
+    for key, value in {
+        "core.fsmonitor": f"{touch} fsmonitor; false",
+        "diff.evil.textconv": f"{touch} textconv; cat",
+        "filter.evil.clean": f"{touch} clean; cat",
+        "diff.external": f"{touch} external",
+    }.items():
+        git("config", key, value, cwd=vendored)
+    git("add", "g.txt", ".gitattributes", cwd=vendored)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "v", cwd=vendored)
+    (vendored / "g.txt").write_text("two\n")
+    bare = root / "fixtures" / "evil.git"
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", str(vendored), str(bare)], check=True, capture_output=True
+    )
+    git("config", "core.fsmonitor", f"{touch} bare-fsmonitor; false", cwd=bare)
+    git("config", "core.worktree", str(vendored), cwd=bare)
+    return root
+
+
+GIT_READS_IN_HOSTILE_PLACES = [
+    ("vendor/lib", "git status"),
+    ("vendor/lib", "git diff"),
+    ("vendor/lib", "git diff HEAD"),
+    ("vendor/lib", "git log -p -1"),
+    ("vendor/lib", "git show HEAD"),
+    ("vendor/lib", "git blame g.txt"),
+    ("vendor/lib", "git ls-files -m"),
+    ("fixtures/evil.git", "git status"),
+    ("fixtures/evil.git", "git log -1"),
+    ("fixtures/evil.git", "git diff"),
+]
+
+
+def test_the_attacks_are_real_without_the_git_environment(hostile_workspace: Path) -> None:
+    """Without git_environment() the committed configuration runs: the test below can fail."""
+    marker = hostile_workspace.parent / "pwned"
+    marker.unlink(missing_ok=True)
+    subprocess.run(
+        ["bash", "-c", "git status; git diff"],
+        cwd=hostile_workspace / "vendor" / "lib",
+        capture_output=True,
+    )
+    assert marker.exists()
+    marker.unlink()
+
+
+@pytest.mark.parametrize(("where", "command"), GIT_READS_IN_HOSTILE_PLACES)
+def test_allowed_git_reads_run_no_committed_configuration(
+    hostile_workspace: Path, where: str, command: str
+) -> None:
+    allowed(command)
+    marker = hostile_workspace.parent / "pwned"
+    marker.unlink(missing_ok=True)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(hostile_workspace.parent),
+        **git_environment(str(hostile_workspace / ".git"), str(hostile_workspace)),
+    }
+    subprocess.run(
+        ["bash", "-c", command], cwd=hostile_workspace / where, env=env, capture_output=True
+    )
+    assert not marker.exists(), marker.read_text()
+
+
+def test_without_a_repository_git_finds_none(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **git_environment(None, None)}
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, capture_output=True)
+    done = subprocess.run(["git", "status"], cwd=tmp_path, env=env, capture_output=True)
+    assert done.returncode != 0
+
+
+# -- 7. a decision never raises -----------------------------------------------------------------
+def _context(tmp_path: Path) -> ToolContext:
+    return ToolContext(mode="plan", root=tmp_path, plan_file=tmp_path / "plan.md")
+
+
+HOSTILE_INPUTS = [
+    "$(echo " * 3000 + ")" * 3000,
+    "(" * 20000 + "ls" + ")" * 20000,
+    "{ " * 5000 + "ls" + "; }" * 5000,
+    "ls && " * 3000 + "ls",
+    'echo "$(echo ' * 1000 + ')"' * 1000,
+    "ls \ud800",
+    "\udfff",
+    "cat a\udc80b",
+    "ls " + "x" * (MAX_COMMAND_LENGTH + 1),
+    "ls {\U000e396a",
+    "echo \x00",
+]
+
+
+@pytest.mark.parametrize("command", HOSTILE_INPUTS, ids=range(len(HOSTILE_INPUTS)))
+def test_hostile_input_is_a_decision_never_an_exception(command: str, tmp_path: Path) -> None:
+    verdict = check(command)
+    assert verdict.read_only or verdict.reason
+    for rules in ((), ("Bash(rm:*)",)):
+        context = ToolContext(
+            mode="plan", root=tmp_path, plan_file=tmp_path / "plan.md", deny_rules=rules
+        )
+        decision = decide("Bash", {"command": command}, context)
+        assert decision.behavior in {"allow", "deny"}
+    # The helpers permission rules use do not raise either.
+    list(simple_commands(command))
+    rule_forms(command)
+    command_words(command)
+    is_single_simple_command(command)
+
+
+def test_reasons_name_the_hostile_part() -> None:
+    assert "surrogate" in denied("ls \ud800")
+    assert "longer than" in denied("ls " + "x" * MAX_COMMAND_LENGTH)
+    assert "NUL" in denied("echo \x00")
+    assert "Basic Multilingual Plane" in denied("ls {\U000e396a")
+    allowed("( " * 50 + "ls" + " )" * 50)  # nesting alone is no reason: it is walked, not recursed
+
+
+def test_a_failing_decision_is_a_deny_naming_the_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planmode.core import permissions
+
+    def broken(_command: str) -> object:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(permissions.shell, "check", broken)
+    decision = decide("Bash", {"command": "ls"}, _context(tmp_path))
+    assert decision.behavior == "deny"
+    assert "RecursionError" in (decision.message or "")
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=st.characters(exclude_categories=()), max_size=60))
+def test_any_text_at_all_gets_a_verdict(text: str) -> None:
+    verdict = check(text)
+    assert verdict.read_only or verdict.reason
+
+
+# -- the over-denials cut: what agents read while planning --------------------------------------
+def test_the_corpus_of_agent_reads_is_large() -> None:
+    assert len(AGENT_READS) >= 150
+    assert len(set(AGENT_READS)) == len(AGENT_READS)
+
+
+@pytest.mark.parametrize("command", AGENT_READS)
+def test_plainly_read_only_commands_are_allowed(command: str) -> None:
+    allowed(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat <<'EOF' | grep x\nbody\nEOF",
+        'cat <<"EOF"\n$(rm x)\nEOF',
+        "cat <<\\EOF\n`rm x`\nEOF\n",
+        "cat <<EOF\nno expansions here\nEOF",
+    ],
+)
+def test_here_documents_bash_does_not_expand_are_allowed(command: str) -> None:
+    allowed(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("cat <<EOF\n$(rm x)\nEOF", "expands"),
+        ("cat <<EOF\n`rm x`\nEOF", "expands"),
+        ("cat <<'EOF'\nEOF \nrm x\nEOF", "split"),  # "EOF " is not the delimiter for bash
+        ("cat <<'EOF'\nhi\nEOF\nrm x", "end"),
+        ("cat <<'EOF'\nEOF\nrm x\nEOF", "end"),
+        ("cat <<-'EOF'\n\thi\n\tEOF", "<<-"),
+        ("cat <<'A' <<'B'\na\nA\nb\nB", ""),
+        ("cat <<'E;F'\nx\nE;F", "delimiter"),
+        ("cat <<'EOF' > out.txt\nx\nEOF", "writes"),
+        ("sh <<'EOF'\nrm x\nEOF", "sh"),
+    ],
+)
+def test_here_documents_bash_would_read_differently_are_denied(command: str, named: str) -> None:
+    assert named in denied(command)
