@@ -244,6 +244,11 @@ def test_tab_and_newline_are_ordinary() -> None:
     ("command", "named"),
     [
         ("ls#x", "parsed"),
+        ("echo 'a b'\\$x", "bash reads as one"),  # tree-sitter: two words; bash: one
+        ("l\\\ns -la", "bash reads as one"),
+        # tree-sitter continues a command after a comment's line; bash runs rm
+        ("ls # x\n\\rm -rf /", "after a comment"),
+        ("echo # x\n\\\nrm x", "after a comment"),
         ("echo $(echo a #)\nrm x)", "comment inside a substitution"),
         ("echo $'\\x2ddelete'", "$'"),
         ("find . $'-delete'", "computed"),

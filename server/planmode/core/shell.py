@@ -154,6 +154,20 @@ def bash_word(text: str) -> str | None:
     return "".join(out)
 
 
+def _splits(text: str) -> bool:
+    """An unescaped blank, newline or operator character inside what the parser calls one
+    word: bash ends the word there."""
+    escaped = False
+    for character in text:
+        if escaped:
+            escaped = False
+        elif character == "\\":
+            escaped = True
+        elif character in _ENDS_WORD:
+            return True
+    return False
+
+
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
@@ -1281,6 +1295,9 @@ class _Walk:
         translated = self.translated(node)
         if translated[0]:
             return translated
+        glued = self.glued_words(node)
+        if glued:
+            return glued, []
         name: str | None = None
         named = False
         args: list[str | None] = []
@@ -1302,6 +1319,28 @@ class _Walk:
             return "a program name computed by the shell", []
         problem = _check_program(name, args)
         return problem, node.children
+
+    def glued_words(self, node: Node) -> str | None:
+        """Two words the parser separates with no blank between them are one word for bash
+        (tree-sitter splits ``'a b'\\$x`` in two)."""
+        previous: Node | None = None
+        for index, child in enumerate(node.children):
+            if child.type == "comment" and index + 1 < len(node.children):
+                # tree-sitter continues the command after a comment's line ends; bash does not.
+                return "words after a comment (bash ends the command at the end of the line)"
+            parts = child.children if child.type == "concatenation" else [child]
+            split = next((p for p in parts if p.type == "word" and _splits(_text(p))), None)
+            if split is not None:
+                return f"the word {_text(split)!r} holds a blank or operator bash splits at"
+            if child.type in _NOT_WORDS:
+                previous = None
+                continue
+            if previous is not None:
+                gap = self.source[previous.end_byte : child.start_byte].replace(b"\\\n", b"")
+                if not gap or gap.strip(b" \t\n"):
+                    return f"words {_text(previous)!r} and {_text(child)!r} that bash reads as one"
+            previous = child
+        return None
 
     def translated(self, node: Node, _in: bool = False) -> tuple[str | None, list[Node]]:
         # tree-sitter reads $"…" as a lone "$" token before a string, bash as one word.
@@ -1416,6 +1455,7 @@ class _Walk:
         return problem, [c for c in node.children if c.type not in skipped]
 
 
+_NOT_WORDS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect", "comment"})
 _ARITHMETIC_SAFE = frozenset(
     {"number", "binary_expression", "unary_expression", "parenthesized_expression"}
 )
