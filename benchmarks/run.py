@@ -42,6 +42,15 @@ COMMANDS = [
 ]
 
 
+def long_line(n: int, size: int = 10_000) -> str:
+    """A read-only pipeline of about ``size`` characters: the whole line is walked."""
+    unit = f"git log --oneline -{n} | grep -n 'fix {n}' | sort -u | head -5 | "
+    return unit * (size // len(unit)) + "wc -l"
+
+
+LONG_COMMANDS = [long_line(n) for n in range(20)]
+
+
 def plan_text(lines: int) -> str:
     return "".join(
         f"{i}. Step {i}: change module_{i % 97}.py and check it.\n" for i in range(lines)
@@ -174,6 +183,14 @@ async def one_round(bench: Client, root: Path, figures: dict[str, list[float]]) 
         await check()
     figures.setdefault("checkTool", []).append(await timed(check, 100))
 
+    long_commands = iter(LONG_COMMANDS * 2)
+
+    def check_long() -> Awaitable[Any]:
+        tool_input = {"command": next(long_commands)}
+        return bench.call("planMode/checkTool", {"tool": "Bash", "input": tool_input})
+
+    figures.setdefault("checkTool 10 kB line", []).append(await timed(check_long, 20))
+
     megabyte = plan_text(17_000)  # ~1 MB
     edit = {
         "edit": {
@@ -247,6 +264,9 @@ def report(ours: dict[str, float], bare: dict[str, float]) -> int:
             verdict = f"≤ {target}×  {'ok' if ratio <= target else 'MISSED'}"
             misses += ratio > target
         print(f"{key:<22}{value * 1000:>10.2f}ms{base * 1000:>11.2f}ms{ratio:>7.2f}×  {verdict}")
+    if "checkTool" in ours and "checkTool 10 kB line" in ours:
+        long, short = ours["checkTool 10 kB line"], ours["checkTool"]
+        print(f"\ncheckTool on a 10 kB line takes {long / short:.1f}× a short line's time")
     return misses
 
 

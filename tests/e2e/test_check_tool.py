@@ -257,3 +257,30 @@ async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
             "planMode/checkTool", {"tool": "Bash", "input": {"command": "pytest"}}
         )
         assert again["behavior"] == "ask", again
+
+
+async def test_hostile_bash_lines_get_a_deny_never_an_error(editor: Editor) -> None:
+    """Deep nesting, lone surrogates, control characters and overlong lines: the real server
+    answers each with a deny naming the reason, and keeps answering."""
+    await enter(editor)
+    hostile = {
+        "nested-substitutions": ("$(echo " * 1500 + "$(rm x" + ")" * 1501, "rm"),
+        "nested-subshells": ("( " * 4000 + "rm x" + " )" * 4000, "rm"),
+        "lone-surrogate": ("ls \ud800", "surrogate"),
+        "lone-low-surrogate": ("cat a\udc80b", "surrogate"),
+        "carriage-return": ("ls\rrm -rf x", "U+000D"),
+        "overlong": ("ls " + "x" * 30_000, "longer than"),
+        "comment-continued": ("ls # x\n\\rm -rf x", "after a comment"),
+    }
+    wrong = []
+    for name, (command, reason) in hostile.items():
+        got = await editor.request(
+            "planMode/checkTool", {"tool": "Bash", "input": {"command": command}}
+        )
+        if got["behavior"] != "deny" or reason not in got.get("message", ""):
+            wrong.append(f"{name}: {str(got)[:300]}")
+    assert not wrong, "\n".join(wrong)
+    still = await editor.request(
+        "planMode/checkTool", {"tool": "Bash", "input": {"command": "git status"}}
+    )
+    assert still["behavior"] == "allow"

@@ -249,6 +249,7 @@ def test_tab_and_newline_are_ordinary() -> None:
         # tree-sitter continues a command after a comment's line; bash runs rm
         ("ls # x\n\\rm -rf /", "after a comment"),
         ("echo # x\n\\\nrm x", "after a comment"),
+        ("echo -n2>/dev/null", "glued"),  # bash: the word -n2, standard output redirected
         ("echo $(echo a #)\nrm x)", "comment inside a substitution"),
         ("echo $'\\x2ddelete'", "$'"),
         ("find . $'-delete'", "computed"),
@@ -504,11 +505,13 @@ def _context(tmp_path: Path) -> ToolContext:
 
 
 HOSTILE_INPUTS = [
-    "$(echo " * 3000 + ")" * 3000,
-    "(" * 20000 + "ls" + ")" * 20000,
-    "{ " * 5000 + "ls" + "; }" * 5000,
+    "$(echo " * 1500 + ")" * 1500,
+    "(" * 9000 + "ls" + ")" * 9000,
+    "( " * 4000 + "ls" + " )" * 4000,
+    "{ " * 3000 + "ls" + "; }" * 3000,
     "ls && " * 3000 + "ls",
-    'echo "$(echo ' * 1000 + ')"' * 1000,
+    'echo "$(echo ' * 900 + ')"' * 900,
+    "echo $(echo " * 1500 + "$(rm x" + ")" * 1501,
     "ls \ud800",
     "\udfff",
     "cat a\udc80b",

@@ -1429,6 +1429,13 @@ class _Walk:
 
     def file_redirect(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
         operator = next((c.type for c in node.children if not c.is_named), "")
+        start = node.start_byte
+        if node.children and node.children[0].type == "file_descriptor":
+            glued = start > 0 and self.source[start - 1] not in b" \t\n;&|()"
+            if glued or not _text(node.children[0]).isdigit():
+                # bash reads "a2>f" (and tree-sitter's "-n2>f") as a word and a redirection
+                # of standard output
+                return f"the redirection '{_text(node)}' glued to the word before it", []
         destinations = node.children_by_field_name("destination")
         if len(destinations) != 1:
             return "words after a redirection's target (arguments that escape the check)", []
