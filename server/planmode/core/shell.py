@@ -1484,6 +1484,36 @@ _VISITORS: dict[str, _Visitor] = {
 }
 
 
+# Nodes whose whole span is read as one piece (their inner parts need not cover every byte).
+_WHOLE = frozenset({"string", "raw_string", "heredoc_body", "comment", "regex"})
+
+
+def _skipped_text(source: bytes, root: Node) -> str | None:
+    """Text that no token covers must be blanks to bash too.
+
+    tree-sitter-bash silently drops some text — an escaped blank (``echo a \\ b``) reads as
+    whitespace, where bash passes the word " b" (``uniq in \\ `` writes a file named " ").
+    """
+    spans: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _WHOLE or not node.children:
+            spans.append((node.start_byte, node.end_byte))
+        else:
+            stack.extend(node.children)
+    spans.sort()
+    position = 0
+    for start, end in [*spans, (len(source), len(source))]:
+        if start > position:
+            gap = source[position:start].replace(b"\\\n", b"")
+            if gap.strip(b" \t\n"):
+                shown = source[position:start].decode("utf-8", "replace")
+                return f"text the parser skipped ({shown!r}; bash reads it as part of a word)"
+        position = max(position, end)
+    return None
+
+
 def _heredoc_problem(node: Node, text: str, count: int) -> str | None:
     """A here-document passes when bash reads it exactly as tree-sitter does.
 
@@ -1544,7 +1574,7 @@ def _decide(command: str) -> Verdict:
         root = _parser().parse(source).root_node
         if root.has_error or root.is_missing:
             return Verdict(False, "the command could not be parsed completely")
-        problem = _Walk(source, command).problem(root)
+        problem = _skipped_text(source, root) or _Walk(source, command).problem(root)
     except Exception as exc:  # a checker's bug must deny, not let the command through
         return Verdict(False, f"the command could not be checked ({type(exc).__name__}: {exc})")
     return Verdict(False, problem) if problem else READ_ONLY
