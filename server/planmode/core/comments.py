@@ -22,7 +22,7 @@ found, the comment stays anchored there; gone (the text it annotated changed), i
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,6 +33,9 @@ _QUOTE_LINE = re.compile(r"^ {0,3}>[ \t]?(.*)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+# One scan of the whole text: most plans hold no comment, and a megabyte plan is read on
+# every keystroke (diagnostics, lenses).
+_ANY_MARKER = re.compile(r"\[!review\]", re.IGNORECASE)
 # How much of a quote the agent's text repeats; the structured result keeps it whole.
 QUOTE_PREVIEW = 160
 
@@ -148,17 +151,23 @@ def _scan(lines: Sequence[str]) -> tuple[list[tuple[int, int, str]], Fences, boo
     return comments, fenced, fence is not None
 
 
-def _blocks(lines: Sequence[str], fenced: Sequence[int | None]) -> list[Block]:
-    """The blocks of a plan without comments (lines with their endings)."""
+def _quote(lines: Sequence[str], start: int, end: int) -> str:
+    return "\n".join(_bare(line).rstrip() for line in lines[start:end]).strip()
+
+
+def _blocks(lines: Sequence[str], fenced: Sequence[int | None], quotes: bool = True) -> list[Block]:
+    """The blocks of a plan without comments (lines with their endings); without ``quotes``
+    their quotes are left empty (see :func:`_quote`), which is much faster on a long plan."""
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []
+    path: tuple[str, ...] = ()
     start: int | None = None
 
     def close(end: int) -> None:
         nonlocal start
         if start is not None:
-            quote = "\n".join(_bare(line).rstrip() for line in lines[start:end]).strip()
-            blocks.append(Block(start, end, quote, tuple(title for _, title in headings)))
+            quote = _quote(lines, start, end) if quotes else ""
+            blocks.append(Block(start, end, quote, path))
         start = None
 
     for i, raw in enumerate(lines):
@@ -179,11 +188,12 @@ def _blocks(lines: Sequence[str], fenced: Sequence[int | None]) -> list[Block]:
             level = len(heading.group(1))
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            title = (heading.group(2) or "").strip()
+            path = tuple(title for _, title in headings)
             # The heading's own block sits under its parents: a comment on it is on the section.
             start = i
             close(i + 1)
-            headings.append((level, title))
+            headings.append((level, (heading.group(2) or "").strip()))
+            path = tuple(title for _, title in headings)
             continue
         if _LIST_ITEM.match(line) or start is None:
             close(i)
@@ -220,6 +230,8 @@ def _stripped_lines(
 
 def strip_comments(text: str) -> str:
     """The plan without its comments. A plan without comments comes back unchanged."""
+    if not _ANY_MARKER.search(text):
+        return text
     lines = _split(text)
     found, fenced, _ = _scan(lines)
     if not found:
@@ -243,32 +255,33 @@ def document_lines(text: str) -> list[int]:
 def is_only_comments(lines: Sequence[str]) -> bool:
     """Whether ``lines`` (with their endings) hold comments and nothing else but blanks."""
     text = "".join(lines)
-    return bool(_scan(_split(text))[0]) and not strip_comments(text).strip()
+    return bool(parse(text)) and not strip_comments(text).strip()
 
 
 def parse(text: str) -> list[Comment]:
     """The comments written in ``text``, each anchored to the block it annotates."""
+    if not _ANY_MARKER.search(text):
+        return []
     lines = _split(text)
     found, fenced, _ = _scan(lines)
     if not found:
         return []
     kept = _stripped_lines(lines, found, fenced)
     plain_lines = [lines[i] for i in kept]
-    plain_blocks = _blocks(plain_lines, [fenced[i] for i in kept])
+    plain_blocks = _blocks(plain_lines, [fenced[i] for i in kept], quotes=False)
+    starts = [block.start for block in plain_blocks]
     comments = []
     for start, end, body in found:
-        # The last line of the plan without comments that stood above the comment.
+        # The last line of the plan without comments that stood above the comment, and the
+        # last block starting at or before it.
         last = bisect_left(kept, start) - 1
-        annotated = None
-        for block in plain_blocks:
-            if block.start <= last:
-                annotated = block
-            else:
-                break
-        if annotated is None:
+        index = bisect_right(starts, last) - 1
+        if last < 0 or index < 0:
             anchor = Anchor("", (), 0)
         else:
-            anchor = Anchor(annotated.quote, annotated.heading_path, annotated.start)
+            block = plain_blocks[index]
+            quote = _quote(plain_lines, block.start, block.end)
+            anchor = Anchor(quote, block.heading_path, block.start)
         comments.append(Comment(body, anchor, start, end))
     return comments
 
@@ -321,6 +334,9 @@ def reanchor(comments: Iterable[Comment], text: str) -> list[Comment]:
     headings); otherwise it is outdated and keeps its old anchor. A comment above all text
     stays anchored to the top.
     """
+    comments = list(comments)
+    if not comments:
+        return []
     found = blocks(text)
     by_quote: dict[str, list[Block]] = {}
     for block in found:
@@ -359,8 +375,8 @@ def live_and_earlier(
         changed = sent is not None and sent.anchor.quote != comment.anchor.quote
         marked.append(replace(comment, outdated=changed) if changed else comment)
     written = {c.text for c in live}
-    earlier = reanchor([c for c in delivered if c.text not in written], strip_comments(text))
-    return marked, earlier
+    gone = [c for c in delivered if c.text not in written]
+    return marked, reanchor(gone, strip_comments(text)) if gone else []
 
 
 def _heading_text(path: Sequence[str]) -> str:
