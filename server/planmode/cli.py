@@ -51,10 +51,11 @@ def run_lsp(args: argparse.Namespace) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if args.tcp:
         return run_tcp(args)
-    from planmode.lsp.app import create_server
+    from planmode.lsp.app import create_lazy_server
     from planmode.lsp.wire import resyncing_stdin
 
-    server = create_server()
+    # Answers initialize first, then registers the features (see lsp/app.py).
+    server = create_lazy_server()
     # Garbage on stdin must not leave the server deaf to every message after it.
     server.start_io(stdin=resyncing_stdin(sys.stdin.buffer))
     return 0

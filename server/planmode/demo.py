@@ -103,7 +103,13 @@ class Demo:
         def approval_requested(params: Any) -> None:
             self.requested.put_nowait(plain(params))
 
-        for method in (protocol.DID_CHANGE_STATE, protocol.APPROVAL_RESOLVED):
+        # The plan's diagnostics are not part of the story: received, not shown (pygls would
+        # log every unhandled one on the user's terminal).
+        for method in (
+            protocol.DID_CHANGE_STATE,
+            protocol.APPROVAL_RESOLVED,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        ):
             client.feature(method)(lambda _params: None)
 
     # -- output ---------------------------------------------------------------------------

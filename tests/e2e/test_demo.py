@@ -15,3 +15,5 @@ def test_demo_runs_every_step() -> None:
     assert "✗" not in run.stdout
     assert "## Approved Plan (edited by user):" in run.stdout
     assert "Demo passed" in run.stdout
+    # Nothing but the story: no log lines from the client or the server on the terminal.
+    assert run.stderr == "", run.stderr

@@ -1,39 +1,122 @@
-"""Builds the server with every feature registered."""
+"""Builds the server: every feature registered at once, or — what ``planmode lsp`` runs — after
+the ``initialize`` answer.
+
+Start-up pays for what answering ``initialize`` needs and nothing more: pygls, lsprotocol and
+this package's light modules. The capabilities that answer declares come from
+:data:`STARTUP_FEATURES` and the ``COMMAND_*`` names of :mod:`planmode.lsp.protocol`;
+``tests/unit/test_startup.py`` checks that they are what the registered features declare. The
+features themselves (pydantic models, tree-sitter, the permission tables, the service) are
+registered right after the answer is sent, and in any case before any other message is handled,
+and the ``initialize`` params are handed to the real ``initialize`` handler then (so that
+handler stays synchronous).
+"""
 
 from __future__ import annotations
 
-from planmode.lsp import (
-    approval,
-    codeactions,
-    codelens,
-    diagnostics,
-    edits,
-    recovery,
-    review,
-    settings,
-    state,
-    team_keys,
-    tools,
-    turns,
-)
+import asyncio
+import importlib
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+
+log = logging.getLogger(__name__)
+
+FEATURE_MODULES = (
+    "settings",
+    "state",
+    "team_keys",
+    "tools",
+    "turns",
+    "approval",
+    "codelens",
+    "codeactions",
+    "diagnostics",
+    "edits",
+    "recovery",
+    "review",
+)
+
+# Every standard LSP method the features register, with its registration options (None: no
+# options). pygls builds the server capabilities from these names and options.
+STARTUP_FEATURES: dict[str, Any] = {
+    types.INITIALIZE: None,
+    types.INITIALIZED: None,
+    types.SHUTDOWN: None,
+    types.WORKSPACE_DID_CHANGE_CONFIGURATION: None,
+    types.TEXT_DOCUMENT_CODE_LENS: None,
+    types.TEXT_DOCUMENT_DID_OPEN: None,
+    types.TEXT_DOCUMENT_DID_CHANGE: None,
+    types.TEXT_DOCUMENT_DID_SAVE: None,
+}
+
+
+def startup_commands() -> list[str]:
+    """The ``workspace/executeCommand`` commands: every ``COMMAND_*`` wire name."""
+    return [value for name, value in vars(protocol).items() if name.startswith("COMMAND_")]
+
+
+def register_features(server: PlanModeServer) -> None:
+    for name in FEATURE_MODULES:
+        importlib.import_module(f"planmode.lsp.{name}").register(server)
 
 
 def create_server(protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> PlanModeServer:
+    """A server with every feature registered now."""
     server = PlanModeServer(protocol_cls)
-    for feature in (
-        settings,
-        state,
-        team_keys,
-        tools,
-        turns,
-        approval,
-        codelens,
-        codeactions,
-        diagnostics,
-        edits,
-        recovery,
-        review,
-    ):
-        feature.register(server)
+    register_features(server)
+    return server
+
+
+def _not_registered_yet(name: str) -> Any:
+    def placeholder(*_args: Any) -> Any:
+        # ensure_features() replaces every placeholder before a message other than
+        # initialize is handled; reaching this is a bug, not a state to recover from.
+        raise RuntimeError(f"{name} was called before the features were registered")
+
+    return placeholder
+
+
+def create_lazy_server(
+    protocol_cls: type[PlanModeProtocol] = PlanModeProtocol,
+) -> PlanModeServer:
+    """A server that answers ``initialize`` first and registers its features right after."""
+    server = PlanModeServer(protocol_cls)
+    manager = server.protocol.fm
+    for name, options in STARTUP_FEATURES.items():
+        manager.features[name] = _not_registered_yet(name)
+        if options is not None:
+            manager.feature_options[name] = options
+    for command in startup_commands():
+        manager.commands[command] = _not_registered_yet(command)
+    received: list[types.InitializeParams] = []
+
+    def initialize(params: types.InitializeParams) -> None:
+        received.append(params)
+        # After the answer is written: the event loop runs this before it reads on, and
+        # handle_message calls ensure_features() anyway for the next message.
+        asyncio.get_running_loop().call_soon(server.ensure_features)
+
+    manager.features[types.INITIALIZE] = initialize
+
+    def load() -> None:
+        for name in STARTUP_FEATURES:
+            manager.features.pop(name, None)
+            manager.feature_options.pop(name, None)
+        for command in startup_commands():
+            manager.commands.pop(command, None)
+        register_features(server)
+        real_initialize = manager.features.get(types.INITIALIZE)
+        if received and real_initialize is not None:
+            try:
+                real_initialize(received[0])
+            except Exception:
+                # As pygls does for a failing handler: logged, and the server goes on (its
+                # service then falls back to the working directory, see PlanModeServer).
+                log.exception("initialize failed")
+
+    server.feature_loader = load
     return server

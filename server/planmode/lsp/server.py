@@ -12,9 +12,10 @@ import asyncio
 import inspect
 import logging
 import os
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
@@ -24,29 +25,34 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from planmode import __version__
-from planmode.core import service as errors
-from planmode.core.service import PlanModeService
-from planmode.core.session import Session
 from planmode.lsp import protocol
-from planmode.lsp.models import Params, parse_params
+
+# Start-up imports only what answering initialize needs (lsp/app.py): the service, its
+# errors and the pydantic params models load with the features, right after that answer.
+if TYPE_CHECKING:
+    from planmode.core import service as errors
+    from planmode.core.service import PlanModeService
+    from planmode.core.session import Session
+    from planmode.lsp.models import Params
 
 log = logging.getLogger(__name__)
 
-P = TypeVar("P", bound=Params)
-
-ERROR_CODES: dict[type[errors.PlanModeError], int] = {
-    errors.InvalidParams: protocol.INVALID_PARAMS,
-    errors.NotInPlanMode: protocol.NOT_IN_PLAN_MODE,
-    errors.AgentContext: protocol.AGENT_CONTEXT,
-    errors.PlanModeDisabled: protocol.PLAN_MODE_DISABLED,
-    errors.NoPlanFile: protocol.NO_PLAN_FILE,
-    errors.NoPendingApproval: protocol.NO_PENDING_APPROVAL,
-    errors.PlanChanged: protocol.PLAN_CHANGED,
-}
+P = TypeVar("P", bound="Params")
 
 
 def to_rpc_error(exc: errors.PlanModeError) -> JsonRpcException:
-    code = next((c for cls, c in ERROR_CODES.items() if isinstance(exc, cls)), -32603)
+    from planmode.core import service as errors
+
+    codes: dict[type[errors.PlanModeError], int] = {
+        errors.InvalidParams: protocol.INVALID_PARAMS,
+        errors.NotInPlanMode: protocol.NOT_IN_PLAN_MODE,
+        errors.AgentContext: protocol.AGENT_CONTEXT,
+        errors.PlanModeDisabled: protocol.PLAN_MODE_DISABLED,
+        errors.NoPlanFile: protocol.NO_PLAN_FILE,
+        errors.NoPendingApproval: protocol.NO_PENDING_APPROVAL,
+        errors.PlanChanged: protocol.PLAN_CHANGED,
+    }
+    code = next((c for cls, c in codes.items() if isinstance(exc, cls)), -32603)
     return JsonRpcException(message=exc.message, code=code)
 
 
@@ -79,6 +85,11 @@ class PlanModeProtocol(LanguageServerProtocol):
         return super().structure_message(data)
 
     def handle_message(self, message: Any) -> None:
+        if isinstance(message, dict) and message.get("method") != "initialize":
+            # Every message after initialize finds the features registered (lsp/app.py).
+            server = self._server
+            if isinstance(server, PlanModeServer):
+                server.ensure_features()
         if not isinstance(message, dict) or "jsonrpc" not in message:
             log.warning("ignored a message that is not a JSON-RPC object: %.200r", message)
             return
@@ -99,7 +110,7 @@ class PlanModeServer(LanguageServer):
     def __init__(self, protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> None:
         super().__init__("planmode", __version__, protocol_cls=protocol_cls)
         self._service: PlanModeService | None = None
-        self.default_session_id: str = errors.new_session_id()
+        self.default_session_id: str = str(uuid.uuid4())
         # approvalId -> the future a waiting planMode/exit request resolves with
         self.waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -115,6 +126,14 @@ class PlanModeServer(LanguageServer):
         self._uri_paths: dict[str, Path | None] = {}
         # Open plans whose buffer did not take the server's last change (lsp/buffers.py).
         self.out_of_date: set[Path] = set()
+        # Registers the features when they were left for after initialize (lsp/app.py).
+        self.feature_loader: Callable[[], None] | None = None
+
+    def ensure_features(self) -> None:
+        """Register the features now if start-up left them for later; once."""
+        loader, self.feature_loader = self.feature_loader, None
+        if loader is not None:
+            loader()
 
     # -- the service ----------------------------------------------------------------------
     @property
@@ -126,6 +145,8 @@ class PlanModeServer(LanguageServer):
         return self._service
 
     def start_service(self, root: Path) -> PlanModeService:
+        from planmode.core.service import PlanModeService
+
         self._service = PlanModeService(root)
         self._service.open_document_text = self.open_document_text
         return self._service
@@ -230,6 +251,8 @@ class PlanModeServer(LanguageServer):
         Params are validated as ``model`` first; core errors become JSON-RPC errors with the
         contract's codes. The handler is returned unchanged, so tests can call it directly.
         """
+        from planmode.core import service as errors
+        from planmode.lsp.models import parse_params
 
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
             if inspect.iscoroutinefunction(handler):
@@ -258,6 +281,8 @@ class PlanModeServer(LanguageServer):
         self, command: str, model: type[P], handler: Callable[[PlanModeServer, P], Any]
     ) -> None:
         """Expose ``handler`` as ``workspace/executeCommand`` ``command`` with one object arg."""
+        from planmode.core import service as errors
+        from planmode.lsp.models import parse_params
 
         def parsed(arguments: tuple[Any, ...]) -> P:
             raw = arguments[0] if len(arguments) == 1 else None
