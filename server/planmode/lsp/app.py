@@ -48,6 +48,9 @@ STARTUP_FEATURES: dict[str, Any] = {
     types.SHUTDOWN: None,
     types.WORKSPACE_DID_CHANGE_CONFIGURATION: None,
     types.TEXT_DOCUMENT_CODE_LENS: None,
+    types.TEXT_DOCUMENT_CODE_ACTION: types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False
+    ),
     types.TEXT_DOCUMENT_DID_OPEN: None,
     types.TEXT_DOCUMENT_DID_CHANGE: None,
     types.TEXT_DOCUMENT_DID_SAVE: None,
