@@ -2,20 +2,24 @@
 agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
 
 Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
-pygls or pydantic.
+pygls or pydantic — and ``planmode hook``, run before every tool call of Claude Code, not even
+for argparse.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import sys
+from typing import TYPE_CHECKING
 
-from planmode.agent_cli import add_verbs
-from planmode.agent_cli import run as run_agent_verb
+if TYPE_CHECKING:
+    import argparse
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from planmode.agent_cli import add_verbs
+
     parser = argparse.ArgumentParser(
         prog="planmode", description="An AI coding agent's plan mode as a language server."
     )
@@ -42,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def run_lsp(args: argparse.Namespace) -> int:
+    import logging
+
     # stdout is the transport: logs go to stderr only.
     logging.basicConfig(
         stream=sys.stderr,
@@ -88,6 +94,12 @@ def run_tcp(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv) == ["hook"]:
+        from planmode.hook import run as run_hook
+
+        return run_hook()
+    from planmode.agent_cli import run as run_agent_verb
+
     args = _parser().parse_args(argv)
     if args.verb == "lsp":
         return run_lsp(args)

@@ -1,134 +1,266 @@
 """``planmode hook``: Claude Code's hooks answered by the editor's plan-mode server.
 
-Claude Code runs this once per tool call with the hook's JSON on stdin (``session_id``,
-``cwd``, ``permission_mode``, ``hook_event_name``, ``tool_name``, ``tool_input``). Stdlib only:
-it must start fast.
+Claude Code runs this once per tool call with the hook's JSON on stdin. It makes exactly one
+request to the server of the workspace (found from the payload's ``cwd``) and prints an answer
+only when plan mode has one (docs/claude-code.md):
 
-* ``PreToolUse``: the session named by ``session_id`` is brought to ``permission_mode``, then
-  ``planMode/checkTool`` decides; the answer is ``hookSpecificOutput.permissionDecision`` with
-  the reason.
-* ``PermissionRequest`` for ``ExitPlanMode``: the plan (``tool_input.plan``) is submitted for
-  approval in the editor and the hook waits for the user: ``allow`` (with
-  ``updatedInput.plan`` when the user edited it, and a ``setMode`` update when they chose
-  auto-accept edits) or ``deny`` with their feedback as the message.
+* ``PreToolUse`` → ``planMode/checkTool`` with the call, Claude Code's ``permissionMode`` (the
+  session follows it) and where Claude Code keeps the session's plan (``transcriptPath``,
+  ``projectDir``, ``claudeConfigDir``). A deny by plan mode is printed with its reason; an
+  allow only where plan mode vouches for the call (the plan file, a proven read-only Bash line,
+  an Explore/Plan agent) or a granted prompt of an approved plan applies. Anything else prints
+  nothing, so Claude Code's own permission checks and prompts stay in charge.
+* ``PermissionRequest`` for ``ExitPlanMode`` → ``planMode/exit``: the plan is reviewed in the
+  editor and the hook waits for the user: ``allow`` (with ``updatedInput.plan``, the approved
+  text, and a ``setMode`` update when they chose another mode) or ``deny`` with their feedback.
+* ``SessionEnd`` → ``planMode/endSession``: what the session's approved plan granted ends.
 
-* ``SessionEnd``: the session's granted ``allowedPrompts`` end with it.
+No server for the workspace: nothing is printed (Claude Code asks as usual). A server that
+fails or does not answer while the session plans: the call is denied (fail closed).
 
-When no editor server runs for the workspace the hook prints nothing, so Claude Code falls
-back to asking in the terminal instead of blocking.
+Stdlib only, and only what this path needs: it runs before every tool call.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from pathlib import Path
-from typing import Any, TextIO
 
-from planmode.discovery import Connection, NoServer, RpcError, connect, find_root
-
-KNOWN_MODES = {"default", "acceptEdits", "plan", "auto", "bypassPermissions"}
-
-
-def _sync_mode(conn: Connection, session: str, mode: object) -> dict[str, Any]:
-    """Bring the server's session to Claude Code's permission mode; returns the state."""
-    state = conn.request("planMode/getState", {"sessionId": session})
-    if isinstance(mode, str) and mode in KNOWN_MODES and state.get("mode") != mode:
-        state = conn.request("planMode/setMode", {"sessionId": session, "mode": mode})
-    return state
+DISCOVERY = os.path.join(".claude", "plan-mode", "endpoint.json")
+# A PreToolUse answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
+# is treated as failed.
+TIMEOUT = 20.0
+# Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant.
+VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
 
 
-def pre_tool_use(conn: Connection, event: dict[str, Any]) -> dict[str, Any]:
-    session = str(event["session_id"])
-    _sync_mode(conn, session, event.get("permission_mode"))
-    params: dict[str, Any] = {
-        "sessionId": session,
-        "tool": str(event.get("tool_name") or ""),
-        "input": event.get("tool_input") if isinstance(event.get("tool_input"), dict) else {},
-    }
+class HookError(Exception):
+    """The server could not be asked or did not answer properly."""
+
+
+class NoServer(Exception):
+    """No live server for the workspace."""
+
+
+def find_root(start: str) -> str | None:
+    """The nearest directory at or above ``start`` with a server's discovery file."""
+    current = os.path.realpath(start)
+    while True:
+        if os.path.isfile(os.path.join(current, DISCOVERY)):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def request(root: str, method: str, params: dict, timeout: float | None) -> dict:
+    """One JSON-RPC request to the server's agent endpoint; its result."""
+    try:
+        with open(os.path.join(root, DISCOVERY), "rb") as stream:
+            info = json.loads(stream.read())
+        pid = info["pid"]
+        address = info["socket"]
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        raise NoServer from None
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        try:
+            sock.connect(address)
+        except OSError:
+            raise NoServer from None
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        data = body.encode()
+        sock.sendall(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+        return _answer(sock)
+    except OSError as exc:  # includes the timeout
+        raise HookError(f"the plan-mode server did not answer {method}: {exc}") from exc
+    finally:
+        sock.close()
+
+
+def _answer(sock: object) -> dict:
+    buffer = b""
+    while True:
+        while b"\r\n\r\n" not in buffer:
+            buffer += _recv(sock)
+        header, _, buffer = buffer.partition(b"\r\n\r\n")
+        length = None
+        for line in header.split(b"\r\n"):
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        if length is None:
+            raise HookError("the plan-mode server sent a message without Content-Length")
+        while len(buffer) < length:
+            buffer += _recv(sock)
+        message = json.loads(buffer[:length])
+        buffer = buffer[length:]
+        if not isinstance(message, dict) or message.get("id") != 1 or "method" in message:
+            continue  # a notification
+        if "error" in message:
+            error = message["error"] or {}
+            raise HookError(f"the plan-mode server refused: {error.get('message')}")
+        result = message.get("result")
+        if not isinstance(result, dict):
+            raise HookError("the plan-mode server answered without a result")
+        return result
+
+
+def _recv(sock: object) -> bytes:
+    chunk = sock.recv(65536)  # type: ignore[attr-defined]
+    if not chunk:
+        raise HookError("the plan-mode server closed the connection")
+    return bytes(chunk)
+
+
+def claude_code_params(event: dict) -> dict:
+    """What every request carries about the Claude Code session."""
+    params = {"sessionId": event["session_id"]}
+    if isinstance(event.get("permission_mode"), str):
+        params["permissionMode"] = event["permission_mode"]
+    if isinstance(event.get("transcript_path"), str) and event["transcript_path"]:
+        params["transcriptPath"] = event["transcript_path"]
+    project = os.environ.get("CLAUDE_PROJECT_DIR")
+    if project:
+        params["projectDir"] = project
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config:
+        params["claudeConfigDir"] = config
+    return params
+
+
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("PLANMODE_HOOK_TIMEOUT") or TIMEOUT)
+    except ValueError:
+        return TIMEOUT
+
+
+def pre_tool_use(root: str, event: dict) -> dict | None:
+    params = claude_code_params(event)
+    params["tool"] = str(event.get("tool_name") or "")
+    tool_input = event.get("tool_input")
+    params["input"] = tool_input if isinstance(tool_input, dict) else {}
     if isinstance(event.get("agent_id"), str):
         params["agentId"] = event["agent_id"]
-    decision = conn.request("planMode/checkTool", params)
-    output: dict[str, Any] = {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": decision["behavior"],
-    }
+    decision = request(root, "planMode/checkTool", params, _timeout())
+    behavior = decision.get("behavior")
+    rule = str(decision.get("rule") or "")
+    speaks = (behavior == "deny" and rule.startswith("plan.")) or (
+        behavior == "allow" and rule in VOUCHED
+    )
+    if not speaks:
+        return None
+    output: dict = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
     if decision.get("message"):
         output["permissionDecisionReason"] = decision["message"]
+    sandbox = decision.get("sandbox")
+    if (
+        behavior == "allow"
+        and isinstance(sandbox, dict)
+        and isinstance(sandbox.get("command"), str)
+    ):
+        # Claude Code runs the sandboxed line instead (docs/sandbox.md).
+        output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
     return {"hookSpecificOutput": output}
 
 
-def permission_request(conn: Connection, event: dict[str, Any]) -> dict[str, Any] | None:
+def permission_request(root: str, event: dict) -> dict | None:
     if event.get("tool_name") != "ExitPlanMode":
         return None  # not ours: Claude Code shows its own dialog
-    session = str(event["session_id"])
-    state = _sync_mode(conn, session, "plan")
     raw_input = event.get("tool_input")
-    tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
-    params: dict[str, Any] = {"sessionId": session}
+    tool_input: dict = raw_input if isinstance(raw_input, dict) else {}
+    params = claude_code_params(event)
     plan = tool_input.get("plan")
     if isinstance(plan, str):
         params["plan"] = plan
+    if isinstance(tool_input.get("planFilePath"), str):
+        params["planFilePath"] = tool_input["planFilePath"]
     if isinstance(tool_input.get("allowedPrompts"), list):
         params["allowedPrompts"] = tool_input["allowedPrompts"]
-    conn.settimeout(None)  # the user takes the time they take
-    result = conn.request("planMode/exit", params)
+    result = request(root, "planMode/exit", params, None)  # the user takes their time
     if result.get("outcome") != "approved":
-        feedback = result.get("feedback")
-        return _permission_output(
-            {"behavior": "deny", "message": feedback or result.get("toolResult") or "Rejected."}
-        )
-    decision: dict[str, Any] = {"behavior": "allow"}
+        message = result.get("feedback") or result.get("toolResult") or "Rejected."
+        return _permission_output({"behavior": "deny", "message": message})
+    # Always updatedInput with the approved plan: from 2.1.199 Claude Code ignores an allow
+    # without it; it labels the plan "edited by user" when it differs from its file (2.1.197
+    # labels every hook approval so, whatever the hook sends).
     approved = result.get("plan")
     notes = result.get("notes")
     if isinstance(notes, str) and notes:
         # The plan is the only text of an approval the model reads: notes go at its end.
         approved = f"{approved.rstrip()}\n\n{notes}\n" if isinstance(approved, str) else notes
-    if isinstance(approved, str) and approved != plan:
-        decision["updatedInput"] = {**tool_input, "plan": approved}
-    restored = result.get("restoredMode")
-    if restored and restored != state.get("prePlanMode"):
+    updated = {**tool_input, "plan": approved if isinstance(approved, str) else plan or ""}
+    decision: dict = {"behavior": "allow", "updatedInput": updated}
+    chosen = result.get("chosenMode")
+    if isinstance(chosen, str):
         decision["updatedPermissions"] = [
-            {"type": "setMode", "mode": restored, "destination": "session"}
+            {"type": "setMode", "mode": chosen, "destination": "session"}
         ]
     return _permission_output(decision)
 
 
-def _permission_output(decision: dict[str, Any]) -> dict[str, Any]:
+def _permission_output(decision: dict) -> dict:
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
 
 
-def run(stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+def _fail_closed(event: dict, why: str) -> dict | None:
+    """While the session plans, a call plan mode could not check is denied."""
+    if event.get("permission_mode") != "plan":
+        return None
+    reason = f"Denied by plan mode (the plan-mode server failed): {why}"
+    if event.get("hook_event_name") == "PermissionRequest":
+        return _permission_output({"behavior": "deny", "message": reason})
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def answer(event: dict) -> dict | None:
+    """The hook's output for one event (None: print nothing)."""
+    root = find_root(str(event.get("cwd") or "."))
+    if root is None:
+        return None  # no editor server: Claude Code asks in the terminal as usual
+    name = event.get("hook_event_name")
     try:
-        event = json.load(stdin)
+        if name == "PreToolUse":
+            return pre_tool_use(root, event)
+        if name == "PermissionRequest":
+            return permission_request(root, event)
+        if name == "SessionEnd":
+            request(root, "planMode/endSession", {"sessionId": event["session_id"]}, _timeout())
+        return None
+    except NoServer:
+        return None
+    except (HookError, ValueError) as exc:
+        sys.stderr.write(f"planmode hook: {exc}\n")
+        return _fail_closed(event, str(exc))
+
+
+def run() -> int:
+    try:
+        event = json.loads(sys.stdin.buffer.read())
     except ValueError as exc:
         sys.stderr.write(f"planmode hook: the hook input is not JSON: {exc}\n")
         return 1
     if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
         sys.stderr.write("planmode hook: the hook input has no session_id\n")
         return 1
-    cwd = Path(str(event.get("cwd") or "."))
-    root = find_root(cwd)
-    if root is None:
-        return 0  # no editor server: Claude Code asks in the terminal as usual
-    name = event.get("hook_event_name")
-    try:
-        with connect(root) as conn:
-            if name == "PreToolUse":
-                output: dict[str, Any] | None = pre_tool_use(conn, event)
-            elif name == "PermissionRequest":
-                output = permission_request(conn, event)
-            elif name == "SessionEnd":
-                conn.request("planMode/endSession", {"sessionId": str(event["session_id"])})
-                output = None
-            else:
-                output = None
-    except NoServer:
-        return 0
-    except (RpcError, OSError, KeyError) as exc:
-        sys.stderr.write(f"planmode hook: {exc}\n")
-        return 0  # fail open to Claude Code's own checks, which still apply
+    output = answer(event)
     if output is not None:
-        json.dump(output, stdout)
-        stdout.write("\n")
+        sys.stdout.write(json.dumps(output) + "\n")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

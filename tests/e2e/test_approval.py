@@ -36,6 +36,7 @@ EXIT_RESULT_KEYS = {
     "remark",
     "comments",
     "notes",
+    "chosenMode",
     "toolResult",
 }
 

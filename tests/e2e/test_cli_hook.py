@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from planmode.discovery import discovery_path
 from tests.e2e.harness import Editor
@@ -22,12 +25,19 @@ async def endpoint(root: Path) -> None:
     raise AssertionError("the endpoint never opened")
 
 
-def payload(name: str, root: Path, plan_file: str = "") -> str:
+def payload(name: str, root: Path, plan_file: str = "", **changes: Any) -> str:
     text = (PAYLOADS / name).read_text()
-    return text.replace("WORKSPACE", str(root)).replace("PLAN_FILE", plan_file)
+    event = json.loads(text.replace("WORKSPACE", str(root)).replace("PLAN_FILE", plan_file))
+    event.update(changes)
+    return json.dumps(event)
 
 
-def run(args: list[str], stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(
+    args: list[str],
+    stdin: str = "",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "planmode", *args],
         input=stdin,
@@ -35,7 +45,12 @@ def run(args: list[str], stdin: str = "", cwd: Path | None = None) -> subprocess
         text=True,
         timeout=60,
         cwd=cwd,
+        env={**os.environ, **(env or {})},
     )
+
+
+def hook(stdin: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run(["hook"], stdin, env=env)
 
 
 async def in_thread(fn, *args):  # type: ignore[no-untyped-def]
@@ -174,3 +189,221 @@ async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: P
     assert ended.stdout == ""
     assert (await editor.state(session))["grantedPrompts"] == []
     assert (await editor.request("planMode/checkTool", check))["behavior"] == "ask"
+
+
+async def test_outside_plan_mode_the_hook_stays_out_of_the_way(editor: Editor, root: Path) -> None:
+    """No plan-mode opinion, no output: Claude Code's own prompts stay in charge."""
+    await endpoint(root)
+    calls = [
+        payload("pre_tool_use_read.json", root),
+        payload("pre_tool_use_bash_rm.json", root, permission_mode="default"),
+        payload(
+            "pre_tool_use_bash_rm.json",
+            root,
+            permission_mode="default",
+            tool_input={"command": "ls"},
+        ),
+        payload("pre_tool_use_write_source.json", root, permission_mode="acceptEdits"),
+        payload("pre_tool_use_bash_rm.json", root, permission_mode="bypassPermissions"),
+    ]
+    for call in calls:
+        result = await in_thread(hook, call)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "", call
+    # The session still followed Claude Code's mode.
+    assert (await editor.state("abc123-recorded"))["mode"] == "bypassPermissions"
+
+
+async def test_in_plan_mode_reading_tools_are_left_to_claude_code(
+    editor: Editor, root: Path
+) -> None:
+    await endpoint(root)
+    for tool, tool_input in [("Read", {"file_path": "src/app.py"}), ("TaskList", {})]:
+        event = payload("pre_tool_use_read.json", root, permission_mode="plan")
+        result = await in_thread(
+            hook, json.dumps({**json.loads(event), "tool_name": tool, "tool_input": tool_input})
+        )
+        assert result.stdout == "", tool
+    mcp = await in_thread(
+        hook,
+        payload(
+            "pre_tool_use_read.json",
+            root,
+            permission_mode="plan",
+            tool_name="mcp__github__create_issue",
+            tool_input={"title": "x"},
+        ),
+    )
+    output = json.loads(mcp.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "mcp__github__create_issue is an MCP tool" in output["permissionDecisionReason"]
+
+
+async def test_a_failing_server_denies_while_planning(editor: Editor, root: Path) -> None:
+    """Fail closed: plan mode that cannot be checked is not skipped."""
+    await endpoint(root)
+    broken = payload(
+        "pre_tool_use_read.json",
+        root,
+        permission_mode="plan",
+        transcript_path="relative/not-a-transcript.jsonl",
+    )
+    result = await in_thread(hook, broken)
+    assert result.returncode == 0
+    output = json.loads(result.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert output["permissionDecisionReason"].startswith(
+        "Denied by plan mode (the plan-mode server failed)"
+    )
+    assert "transcriptPath" in output["permissionDecisionReason"]
+    # The same failure outside plan mode leaves the call to Claude Code.
+    quiet = await in_thread(
+        hook, payload("pre_tool_use_read.json", root, transcript_path="relative/x.jsonl")
+    )
+    assert quiet.stdout == ""
+
+
+async def test_a_server_that_does_not_answer_denies_while_planning(
+    root: Path, tmp_path: Path
+) -> None:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address = str(tmp_path / "silent.sock")
+    listener.bind(address)
+    listener.listen(1)
+    discovery = discovery_path(root)
+    discovery.parent.mkdir(parents=True)
+    discovery.write_text(json.dumps({"socket": address, "pid": os.getpid()}))
+    try:
+        event = payload("pre_tool_use_write_source.json", root)
+        result = await in_thread(hook, event, {"PLANMODE_HOOK_TIMEOUT": "0.5"})
+        output = json.loads(result.stdout)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "deny"
+        assert "did not answer planMode/checkTool" in output["permissionDecisionReason"]
+        exit_event = payload("permission_request_exit_plan_mode.json", root)
+        # An exit waits for the user as long as it takes; a dead connection denies it.
+        listener.close()
+        os.unlink(address)
+        refused = await in_thread(hook, exit_event)
+        assert refused.stdout == ""  # no server at all: Claude Code's own dialog
+    finally:
+        listener.close()
+
+
+SLUG = "plan-a-greeting-change-optimized-sunset"
+
+
+def claude_code_session(root: Path, home: Path, version: str = "2.1.332") -> tuple[dict, Path]:
+    """A Claude Code configuration directory with a transcript that names the plan file."""
+    config = home / ".claude"
+    plan = config / "plans" / f"{SLUG}.md"
+    plan.parent.mkdir(parents=True)
+    transcript = config / "projects" / "-workspace" / "abc123-recorded.jsonl"
+    transcript.parent.mkdir(parents=True)
+    lines = [
+        {
+            "type": "user",
+            "sessionId": "abc123-recorded",
+            "version": version,
+            "message": {"role": "user", "content": "plan a greeting change"},
+        },
+        {
+            "type": "attachment",
+            "sessionId": "abc123-recorded",
+            "version": version,
+            "slug": SLUG,
+            "attachment": {
+                "type": "plan_mode",
+                "reminderType": "full",
+                "isSubAgent": False,
+                "planFilePath": str(plan),
+                "planExists": False,
+            },
+        },
+        {
+            "type": "assistant",
+            "sessionId": "abc123-recorded",
+            "version": version,
+            "slug": SLUG,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Reading."}]},
+        },
+    ]
+    # Compact, as Claude Code writes it.
+    transcript.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    env = {"CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(root)}
+    return {"env": env, "transcript": str(transcript)}, plan
+
+
+async def test_claude_codes_own_plan_file_is_the_plan(
+    editor: Editor, root: Path, home: Path
+) -> None:
+    await endpoint(root)
+    session, plan = claude_code_session(root, home)
+    env, transcript = session["env"], session["transcript"]
+    write = await in_thread(
+        hook,
+        payload("pre_tool_use_write_plan.json", root, str(plan), transcript_path=transcript),
+        env,
+    )
+    assert write.returncode == 0, write.stderr
+    assert json.loads(write.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    state = await editor.state("abc123-recorded")
+    assert state["planFilePath"] == str(plan)
+    assert state["planSlug"] == SLUG
+
+    ours = await in_thread(
+        hook,
+        payload(
+            "pre_tool_use_write_plan.json",
+            root,
+            str(root / ".claude/plans/x.md"),
+            transcript_path=transcript,
+        ),
+        env,
+    )
+    decision = json.loads(ours.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert str(plan) in decision["permissionDecisionReason"]
+    (home / "plans-link").symlink_to(plan.parent)
+    linked = await in_thread(
+        hook,
+        payload(
+            "pre_tool_use_write_plan.json",
+            root,
+            str(home / "plans-link" / plan.name),
+            transcript_path=transcript,
+        ),
+        env,
+    )
+    assert json.loads(linked.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+    plan.write_text("# Greeting\n\n1. Say goodbye.\n")
+    exit_event = payload(
+        "permission_request_exit_plan_mode.json",
+        root,
+        transcript_path=transcript,
+        tool_input={"plan": plan.read_text(), "planFilePath": str(plan)},
+    )
+    waiting = asyncio.ensure_future(in_thread(hook, exit_event, env))
+    requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
+    assert requested["planFilePath"] == str(plan)
+    editor.open(plan)
+    edited = plan.read_text() + "2. And a test.\n"
+    editor.change(plan, edited)
+    lenses = await editor.lenses(plan)
+    approve = next(
+        lens for lens in lenses if lens.command and lens.command.title.startswith("Approve plan")
+    )
+    await editor.run_lens(approve)
+    done = await asyncio.wait_for(waiting, 30)
+    decision = json.loads(done.stdout)["hookSpecificOutput"]["decision"]
+    assert decision["behavior"] == "allow"
+    assert decision["updatedInput"] == {"plan": edited, "planFilePath": str(plan)}
+    assert "updatedPermissions" not in decision
+    assert plan.read_text() == edited  # written back where Claude Code reads it
+    listed = await editor.request("planMode/listPlans", {})
+    assert any(
+        p["path"] == str(plan) and p["sessionId"] == "abc123-recorded" for p in listed["plans"]
+    )
+    revisions = await editor.request("planMode/listRevisions", {"sessionId": "abc123-recorded"})
+    assert revisions["path"] == str(plan)
+    assert [r["author"] for r in revisions["revisions"]][-1] == "user"

@@ -175,6 +175,7 @@ def test_exit_result_wire_shape() -> None:
         "comments",
         "notes",
         "toolResult",
+        "chosenMode",
     }
 
 

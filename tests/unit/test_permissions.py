@@ -121,6 +121,27 @@ PLAN_TABLE: list[tuple[str, str, Any, str, dict[str, Any]]] = [
     ("exit-plan-mode-teammate", "ExitPlanMode", {}, "allow", {"is_teammate": True}),
     ("enter-plan-mode-agent", "EnterPlanMode", {}, "deny", {"agent_id": "a1"}),
     ("unknown-tool", "Frobnicate", {}, "deny", {}),
+    ("task-create", "TaskCreate", {"subject": "x", "description": "y"}, "allow", {}),
+    ("task-get", "TaskGet", {"taskId": "1"}, "allow", {}),
+    ("task-list", "TaskList", {}, "allow", {}),
+    ("task-update", "TaskUpdate", {"taskId": "1", "status": "completed"}, "allow", {}),
+    ("task-output", "TaskOutput", {"task_id": "1", "block": False, "timeout": 1}, "allow", {}),
+    ("tool-search", "ToolSearch", {"query": "select:ExitPlanMode"}, "allow", {}),
+    ("skill", "Skill", {"skill": "review"}, "allow", {}),
+    ("mcp-resources", "ListMcpResourcesTool", {}, "allow", {}),
+    ("mcp-tool", "mcp__github__create_issue", {"title": "x"}, "deny", {}),
+    ("mcp-read-looking-tool", "mcp__fs__read_file", {"path": "x"}, "deny", {}),
+    ("task-stop", "TaskStop", {"task_id": "1"}, "deny", {}),
+    ("cron-create", "CronCreate", {"cron": "* * * * *", "prompt": "x"}, "deny", {}),
+    ("enter-worktree", "EnterWorktree", {"name": "x"}, "deny", {}),
+    ("powershell", "PowerShell", {"command": "ls"}, "deny", {}),
+    ("enter-plan-mode", "EnterPlanMode", {}, "allow", {}),
+    ("report-findings", "ReportFindings", {"findings": []}, "allow", {}),
+    ("list-agents", "ListAgents", {}, "allow", {}),
+    ("send-message", "SendMessage", {"to": "dev", "message": "write it"}, "deny", {}),
+    ("workflow", "Workflow", {"name": "x"}, "deny", {}),
+    ("schedule-wakeup", "ScheduleWakeup", {}, "deny", {}),
+    ("monitor", "Monitor", {}, "deny", {}),
     ("kill-shell", "KillShell", {"shell_id": "1"}, "deny", {}),
 ]
 
@@ -213,6 +234,53 @@ def test_a_path_whose_readings_agree_on_the_plan_is_allowed(
 def test_a_plan_file_that_does_not_exist_yet_may_be_created(layout: dict[str, Path]) -> None:
     layout["plan"].unlink()
     assert run(layout, "Write", {"file_path": str(layout["plan"])}).behavior == "allow"
+
+
+def test_denied_tools_are_named_in_the_reason(layout: dict[str, Path]) -> None:
+    mcp = run(layout, "mcp__github__create_issue", {})
+    assert mcp.message == (
+        "Denied by plan mode (no MCP tools while planning): mcp__github__create_issue is an MCP "
+        "tool; plan mode cannot know that it only reads"
+    )
+    unknown = run(layout, "Frobnicate", {})
+    assert unknown.message == (
+        "Denied by plan mode (tool not allowed while planning): Frobnicate is not a known "
+        "planning tool"
+    )
+    assert "TaskStop stops a running task" in str(run(layout, "TaskStop", {}).message)
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "rule"),
+    [
+        ("Read", {"file_path": "x"}, "plan.readOnly"),
+        ("Write", {"file_path": "src/app.py"}, "plan.planFile"),
+        ("Write", {"file_path": f".claude/plans/{SLUG}.md"}, "plan.planFile"),
+        ("Bash", {"command": "ls"}, "plan.bash"),
+        ("Bash", {"command": "rm x"}, "plan.bash"),
+        ("Agent", {"subagent_type": "Explore"}, "plan.agent"),
+        ("ExitPlanMode", {}, "plan.exit"),
+        ("mcp__x__y", {}, "plan.tool"),
+    ],
+)
+def test_plan_mode_decisions_name_their_rule_on_the_wire(
+    layout: dict[str, Path], tool: str, tool_input: dict[str, Any], rule: str
+) -> None:
+    assert run(layout, tool, tool_input).to_wire()["rule"] == rule
+
+
+def test_outside_plan_mode_only_grants_and_settings_have_their_own_rule(
+    layout: dict[str, Path],
+) -> None:
+    grant = AllowedPrompt("Bash", "run tests")
+    granted = run(
+        layout, "Bash", {"command": "pytest -q"}, mode="default", granted_prompts=(grant,)
+    )
+    assert (granted.behavior, granted.rule) == ("allow", "grant")
+    assert run(layout, "Read", {"file_path": "x"}, mode="default").rule == "mode"
+    assert run(layout, "Bash", {"command": "ls"}, mode="default").rule == "mode"
+    denied = run(layout, "Bash", {"command": "ls"}, mode="default", deny_rules=("Bash(ls:*)",))
+    assert (denied.behavior, denied.rule) == ("deny", "settings.deny")
 
 
 def test_deny_messages_name_the_rule(layout: dict[str, Path]) -> None:

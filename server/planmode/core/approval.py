@@ -136,9 +136,12 @@ class ExitResult:
     # An approval's comments as the agent reads them (a heading and the list): the end of
     # ``toolResult``, and what a hook adds to the plan it hands back.
     notes: str | None = None
+    # The mode the approver chose (None: back to the mode from before plan mode).
+    chosen_mode: PermissionMode | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {
+            "chosenMode": self.chosen_mode,
             "outcome": self.outcome,
             "plan": self.plan,
             "filePath": self.file_path,

@@ -24,14 +24,79 @@ from planmode.core.modes import PermissionMode, parse_rule
 
 Behavior = Literal["allow", "deny", "ask"]
 
+# Tools that only read, search, ask the user or keep the agent's own notes: Claude Code 2.x
+# allows them in its own plan mode (docs/claude-code.md lists the tools real sessions offer;
+# Glob, Grep, LS, TodoWrite and MultiEdit are for older versions and other agents).
 READ_ONLY_TOOLS = frozenset(
-    {"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "AskUserQuestion", "TodoWrite"}
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "AskUserQuestion",
+        "TodoWrite",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskUpdate",
+        "TaskOutput",
+        "ToolSearch",
+        "Skill",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "CronList",
+        "LSP",
+        "TodoRead",
+        "Sleep",
+        "ReportFindings",
+        "ListAgents",
+    }
 )
+# Tools that change something outside the plan, named so that the deny says what they do.
+CHANGING_TOOLS = {
+    "NotebookEdit": "NotebookEdit changes files",
+    "KillShell": "KillShell stops a running process",
+    "TaskStop": "TaskStop stops a running task",
+    "CronCreate": "CronCreate schedules work to run later",
+    "CronDelete": "CronDelete removes scheduled work",
+    "ScheduleWakeup": "ScheduleWakeup schedules work to run later",
+    "RemoteTrigger": "RemoteTrigger starts work elsewhere",
+    "EnterWorktree": "EnterWorktree creates and switches git worktrees",
+    "ExitWorktree": "ExitWorktree switches or removes git worktrees",
+    "PushNotification": "PushNotification sends a notification",
+    "PowerShell": "PowerShell commands cannot be proven read-only",
+    "REPL": "REPL runs code",
+    "Monitor": "Monitor runs a command in the background",
+    "Workflow": "Workflow runs steps that may change files",
+    "Config": "Config changes Claude Code's settings",
+    "TeamCreate": "TeamCreate starts teammates",
+    "TeamDelete": "TeamDelete removes a team",
+    "Artifact": "Artifact publishes a file",
+    "SendMessage": "SendMessage instructs other agents, which need not be planning",
+}
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 AGENT_TOOLS = frozenset({"Agent", "Task"})
 PLANNING_AGENTS = frozenset({"Explore", "Plan"})
 # Tools whose rule content is a path pattern (Claude Code's `Edit(src/**)` syntax).
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
+
+
+# Which rule decided (``Decision.rule``, the wire's ``rule``; docs/claude-code.md): plan mode's
+# own rules start with "plan."; the Claude Code hook speaks only for those and for grants.
+RULE_PLAN_READ = "plan.readOnly"
+RULE_PLAN_WRITE = "plan.planFile"
+RULE_PLAN_BASH = "plan.bash"
+RULE_PLAN_AGENT = "plan.agent"
+RULE_PLAN_EXIT = "plan.exit"
+RULE_PLAN_ENTER = "plan.enter"
+RULE_PLAN_TOOL = "plan.tool"
+RULE_SETTINGS_DENY = "settings.deny"
+RULE_SETTINGS_ASK = "settings.ask"
+RULE_SETTINGS_ALLOW = "settings.allow"
+RULE_GRANT = "grant"
+RULE_MODE = "mode"
 
 
 @dataclass(frozen=True)
@@ -41,9 +106,10 @@ class Decision:
     # An allowed planning Bash command: how to run it inside the OS sandbox
     # ({mechanism, argv, command}; docs/sandbox.md).
     sandbox: Mapping[str, Any] | None = None
+    rule: str = RULE_MODE
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"behavior": self.behavior}
+        wire: dict[str, Any] = {"behavior": self.behavior, "rule": self.rule}
         if self.message is not None:
             wire["message"] = self.message
         if self.sandbox is not None:
@@ -63,18 +129,21 @@ class ToolContext:
     deny_rules: Sequence[str] = ()
     ask_rules: Sequence[str] = ()
     granted_prompts: Sequence[AllowedPrompt] = field(default_factory=tuple)
+    # The plan file is the agent's own (Claude Code's, docs/claude-code.md): a write of it must
+    # name it as the agent does — the spelled path and the resolved one both the plan file.
+    plan_adopted: bool = False
 
 
-def allow(message: str | None = None) -> Decision:
-    return Decision("allow", message)
+def allow(rule: str = RULE_MODE) -> Decision:
+    return Decision("allow", None, rule=rule)
 
 
-def deny(rule: str, why: str) -> Decision:
-    return Decision("deny", f"Denied by {rule}: {why}")
+def deny(rule: str, why: str, rule_id: str = RULE_MODE) -> Decision:
+    return Decision("deny", f"Denied by {rule}: {why}", rule=rule_id)
 
 
-def ask(message: str) -> Decision:
-    return Decision("ask", message)
+def ask(message: str, rule: str = RULE_MODE) -> Decision:
+    return Decision("ask", message, rule=rule)
 
 
 # -- paths ------------------------------------------------------------------------------------
@@ -136,6 +205,11 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
             "when its symlinks are followed first (a path whose two readings differ is never "
             "the plan file)"
         )
+    if context.plan_adopted and resolved == plan and spelled_path(str(raw), context.root) != plan:
+        return (
+            f"{raw!r}, which reaches {plan} only through a symlink (the agent's own plan file "
+            "is written by the path the agent itself uses for it)"
+        )
     return None if resolved == plan else str(resolved)
 
 
@@ -143,6 +217,11 @@ def is_plan_file(raw: object, context: ToolContext) -> bool:
     """True only for the exact plan file, reached by a spelling whose lexical and resolved
     readings agree (:func:`plan_path_refusal`), that is not a symlink."""
     return plan_path_refusal(raw, context) is None
+
+
+def spelled_path(raw: str, root: Path) -> Path:
+    """``raw`` against the root with ``~`` expanded and ``..`` folded, symlinks not followed."""
+    return Path(os.path.normpath(os.path.join(root, os.path.expanduser(raw))))
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -276,7 +355,11 @@ def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> De
 def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
     for rule in context.deny_rules:
         if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
-            return deny(f"the deny rule {rule!r} in settings", f"{tool} is not permitted")
+            return deny(
+                f"the deny rule {rule!r} in settings",
+                f"{tool} is not permitted",
+                RULE_SETTINGS_DENY,
+            )
     if context.mode == "plan":
         return _decide_in_plan(tool, tool_input, context)
     return _decide_outside_plan(tool, tool_input, context)
@@ -284,41 +367,65 @@ def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> D
 
 def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
     if tool in READ_ONLY_TOOLS:
-        return allow()
+        return allow(RULE_PLAN_READ)
     if tool in EDIT_TOOLS:
         raw = tool_input.get("file_path")
         where = plan_path_refusal(raw, context)
         if where is None:
-            return allow()
+            return allow(RULE_PLAN_WRITE)
         return deny(
             "plan mode (only the plan file may be written)",
             f"{tool} of {where} — while planning, write only {context.plan_file}",
+            RULE_PLAN_WRITE,
         )
-    if tool == "NotebookEdit":
-        return deny("plan mode (no notebook edits)", "NotebookEdit changes files")
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str):
-            return deny("plan mode (read-only Bash)", "input.command must be a string")
+            return deny(
+                "plan mode (read-only Bash)", "input.command must be a string", RULE_PLAN_BASH
+            )
         verdict = shell.check(command)
         if verdict.read_only:
-            return allow()
-        return deny("plan mode (read-only Bash)", f"{verdict.reason} in {command!r}")
+            return allow(RULE_PLAN_BASH)
+        return deny(
+            "plan mode (read-only Bash)", f"{verdict.reason} in {command!r}", RULE_PLAN_BASH
+        )
     if tool in AGENT_TOOLS:
         kind = tool_input.get("subagent_type")
         if kind in PLANNING_AGENTS:
-            return allow()
+            return allow(RULE_PLAN_AGENT)
         return deny(
             "plan mode (only Explore and Plan agents)",
             f"subagent_type {kind!r} may change files",
+            RULE_PLAN_AGENT,
         )
     if tool == "ExitPlanMode":
-        return allow() if context.is_teammate else ask("Exit plan mode?")
+        return (
+            allow(RULE_PLAN_EXIT) if context.is_teammate else ask("Exit plan mode?", RULE_PLAN_EXIT)
+        )
     if tool == "EnterPlanMode":
         if context.agent_id is not None:
-            return deny("agent context", "EnterPlanMode tool cannot be used in agent contexts")
-        return allow()
-    return deny("plan mode (tool not allowed while planning)", f"{tool} is not a planning tool")
+            return deny(
+                "agent context",
+                "EnterPlanMode tool cannot be used in agent contexts",
+                RULE_PLAN_ENTER,
+            )
+        return allow(RULE_PLAN_ENTER)
+    if tool in CHANGING_TOOLS:
+        return deny(
+            "plan mode (tool not allowed while planning)", CHANGING_TOOLS[tool], RULE_PLAN_TOOL
+        )
+    if tool.startswith("mcp__"):
+        return deny(
+            "plan mode (no MCP tools while planning)",
+            f"{tool} is an MCP tool; plan mode cannot know that it only reads",
+            RULE_PLAN_TOOL,
+        )
+    return deny(
+        "plan mode (tool not allowed while planning)",
+        f"{tool} is not a known planning tool",
+        RULE_PLAN_TOOL,
+    )
 
 
 def _decide_outside_plan(
@@ -344,11 +451,11 @@ def _decide_outside_plan(
         return allow()
     for rule in context.ask_rules:
         if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
-            return ask(f"The ask rule {rule!r} in settings asks for {tool}.")
+            return ask(f"The ask rule {rule!r} in settings asks for {tool}.", RULE_SETTINGS_ASK)
     if any(
         _allow_rule_allows(rule, tool, tool_input, context.root) for rule in context.allow_rules
     ):
-        return allow()
+        return allow(RULE_SETTINGS_ALLOW)
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str):
@@ -356,7 +463,7 @@ def _decide_outside_plan(
         if shell.check(command).read_only:
             return allow()
         if any(prompt_allows(p, command) for p in context.granted_prompts):
-            return allow()
+            return allow(RULE_GRANT)
         return ask(f"Run {command!r}?")
     if tool in EDIT_TOOLS and context.mode in {"acceptEdits", "auto"}:
         try:

@@ -18,6 +18,7 @@ from typing import Any
 
 from planmode.core import (
     attachments,
+    claude_code,
     comments,
     history,
     modes,
@@ -148,6 +149,8 @@ class PlanModeService:
         self.own_request_keys: dict[str, tuple[bytes, str]] = {}
         # Lead side: request id -> the key a teammate's server handed over for it.
         self.request_keys: dict[str, teams.RequestKey] = {}
+        # Session id -> what its Claude Code transcript said so far (read on from there).
+        self._transcripts: dict[str, claude_code.TranscriptFacts] = {}
 
     # -- settings -------------------------------------------------------------------------
     @property
@@ -235,11 +238,83 @@ class PlanModeService:
         return session.slug
 
     def plan_path(self, session: Session, agent_id: str | None = None) -> Path:
+        adopted = session.plan_file
         try:
+            if adopted is not None:
+                return adopted.parent / plans.plan_file_name(adopted.stem, agent_id)
             name = plans.plan_file_name(self.plan_slug(session), agent_id)
         except ValueError as exc:
             raise InvalidParams(str(exc)) from exc
         return self.plans_directory / name
+
+    def is_plan_path(self, path: Path) -> bool:
+        """A plan file of this workspace: in the plans directory, or a session's adopted one
+        (or a subagent's next to it)."""
+        if path.suffix != ".md":
+            return False
+        if path.parent == self.plans_directory:
+            return True
+        return any(
+            path.parent == s.plan_file.parent
+            and (path == s.plan_file or path.name.startswith(f"{s.plan_file.stem}-agent-"))
+            for s in self.sessions.values()
+            if s.plan_file is not None
+        )
+
+    # -- Claude Code's own plan file --------------------------------------------------------
+    def learn_claude_code(
+        self,
+        session: Session,
+        transcript: str | None = None,
+        project: str | None = None,
+        config: str | None = None,
+        plan_file: str | None = None,
+    ) -> None:
+        """Adopt the plan file Claude Code writes for this session (docs/claude-code.md), from
+        its transcript or from ExitPlanMode's ``planFilePath``. A path Claude Code would not
+        write to is not adopted (logged); the session then keeps the file it had."""
+        project_dir = self._project_dir(project)
+        config_dir = claude_code.config_dir(config)
+        facts = self._transcripts.get(session.id, claude_code.TranscriptFacts())
+        if transcript is not None and session.plan_file is None:
+            path = Path(transcript)
+            if not path.is_absolute() or path.suffix != ".jsonl":
+                raise InvalidParams(f"field 'transcriptPath': {transcript!r} is no transcript")
+            facts = claude_code.read_transcript(path, facts)
+            self._transcripts[session.id] = facts
+        try:
+            if plan_file is not None:
+                found: Path | None = claude_code.check_adoptable(plan_file, project_dir, config_dir)
+                slug = facts.slug
+                if found is not None and slug is not None and found.stem != slug:
+                    raise claude_code.NotAdoptable(
+                        f"{plan_file} does not carry the transcript's slug {slug!r}"
+                    )
+            elif session.plan_file is None:
+                setting = claude_code.plans_directory_setting(
+                    claude_code.settings_files(project_dir, config_dir)
+                )
+                found = claude_code.adopted_plan_file(facts, project_dir, config_dir, setting)
+            else:
+                found = None
+        except claude_code.NotAdoptable as exc:
+            log.warning("session %s: not adopting Claude Code's plan file: %s", session.id, exc)
+            return
+        if found is None or found == session.plan_file:
+            return
+        session.plan_file = found
+        session.slug = found.stem
+        self._save(session)
+
+    def _project_dir(self, raw: str | None) -> Path:
+        """Claude Code's project root: the given directory when it is this workspace or inside
+        it, else the workspace root."""
+        if raw and os.path.isabs(raw):
+            candidate = Path(os.path.normpath(raw))
+            real = Path(os.path.realpath(candidate))
+            if real == self.root or real.is_relative_to(self.root):
+                return candidate
+        return self.root
 
     def read_plan(self, session: Session, agent_id: str | None = None) -> str | None:
         return self.read_text(self.plan_path(session, agent_id))
@@ -342,7 +417,7 @@ class PlanModeService:
                 session.turns = {}
                 # No plan under review any more: its revisions need no Keep/Undo lenses.
                 if session.slug is not None:
-                    main_plan = self.plans_directory / plans.plan_file_name(session.slug)
+                    main_plan = self.plan_path(session)
                     self.seen.pop(main_plan, None)
                     self.revised.discard(main_plan)
             session.modes = new_modes
@@ -372,6 +447,7 @@ class PlanModeService:
             deny_rules=tuple(rules.deny),
             ask_rules=tuple(rules.ask),
             granted_prompts=session.granted_prompts,
+            plan_adopted=session.plan_file is not None,
         )
         decision = permissions.decide(tool, tool_input, context)
         if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
@@ -396,6 +472,7 @@ class PlanModeService:
             return permissions.deny(
                 "requireSandbox",
                 f"no OS sandbox works here ({available.detail}), so Bash is denied while planning",
+                permissions.RULE_PLAN_BASH,
             )
         return decision
 
@@ -709,7 +786,9 @@ class PlanModeService:
         self._snapshot(session, approval.plan_file_path, current)
         self.sent_comments.pop(approval.plan_file_path, None)
         submitted = comments.strip_comments(approval.submitted_plan)
-        result = approved_exit(approval, current, restored, notes, submitted)
+        result = replace(
+            approved_exit(approval, current, restored, notes, submitted), chosen_mode=mode
+        )
         return Decision(approval, result, warnings, written)
 
     def reject(
@@ -891,8 +970,18 @@ class PlanModeService:
         pending = {
             s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
         }
+        adopted = self.store.adopted()
+        adopted.update({s.plan_file: s.id for s in self.sessions.values() if s.plan_file})
+        found = list(plans.list_plan_files(self.plans_directory))
+        found += [
+            info
+            for path in adopted
+            if path.parent != self.plans_directory
+            for info in plans.list_plan_files(path.parent)
+            if info.slug == path.stem
+        ]
         listed = []
-        for info in plans.list_plan_files(self.plans_directory):
+        for info in found:
             listed.append(
                 {
                     "path": str(info.path),

@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,9 @@ class Session:
     turns: dict[str, TurnCounter] = field(default_factory=dict)
     # A teammate's plan_approval_request still waiting for the lead's answer.
     awaiting_request: str | None = None
+    # The agent's own plan file (Claude Code's, docs/claude-code.md), once learned: it replaces
+    # <plans directory>/<slug>.md for everything.
+    plan_file: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +77,7 @@ class Session:
             "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
             "turns": {key: asdict(counter) for key, counter in self.turns.items()},
             "awaitingRequest": self.awaiting_request,
+            "planFile": str(self.plan_file) if self.plan_file else None,
             "createdAt": self.created_at,
             "updatedAt": now_iso(),
         }
@@ -98,6 +103,7 @@ class Session:
             ),
             created_at=str(data.get("createdAt") or now_iso()),
             awaiting_request=data.get("awaitingRequest"),
+            plan_file=Path(data["planFile"]) if isinstance(data.get("planFile"), str) else None,
             turns={
                 str(key): TurnCounter(
                     turns_since_attachment=counter.get("turns_since_attachment"),
@@ -141,11 +147,25 @@ class SessionStore:
 
     def slugs(self) -> dict[str, str]:
         """slug -> session id for every saved session (for listing plans)."""
-        found: dict[str, str] = {}
+        return {
+            data["planSlug"]: str(data.get("sessionId"))
+            for data in self._saved()
+            if isinstance(data.get("planSlug"), str)
+        }
+
+    def adopted(self) -> dict[Path, str]:
+        """Adopted plan file -> session id for every saved session."""
+        return {
+            Path(data["planFile"]): str(data.get("sessionId"))
+            for data in self._saved()
+            if isinstance(data.get("planFile"), str)
+        }
+
+    def _saved(self) -> Iterator[dict[str, Any]]:
         try:
             entries = list(os.scandir(self.directory))
         except (FileNotFoundError, NotADirectoryError):
-            return found
+            return
         for entry in entries:
             if not entry.name.endswith(".json"):
                 continue
@@ -153,9 +173,8 @@ class SessionStore:
                 data = json.loads(Path(entry.path).read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            if isinstance(data, dict) and isinstance(data.get("planSlug"), str):
-                found[data["planSlug"]] = str(data.get("sessionId"))
-        return found
+            if isinstance(data, dict):
+                yield data
 
 
 class CorruptSession(Exception):

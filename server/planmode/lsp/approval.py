@@ -17,9 +17,17 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
+from planmode.core.modes import PERMISSION_MODES, PermissionMode
 from planmode.core.service import Decision, NoPendingApproval, PlanModeError
+from planmode.core.session import Session
 from planmode.lsp import buffers, diagnostics, protocol, team_keys
-from planmode.lsp.models import ApproveParams, ExitParams, ListApprovalsParams, RejectParams
+from planmode.lsp.models import (
+    ApproveParams,
+    ClaudeCodeParams,
+    ExitParams,
+    ListApprovalsParams,
+    RejectParams,
+)
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
@@ -27,6 +35,7 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str, Any]:
     session = server.session_for(params)
+    follow_claude_code(server, session, params, params.planFilePath)
     teammate_result = server.service.exit_as_teammate(session, params.agentId, params.plan)
     if teammate_result is not None:
         if teammate_result.outcome == "awaitingLeaderApproval":
@@ -86,6 +95,43 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         raise
     finally:
         server.waiters.pop(approval.approval_id, None)
+
+
+def change_mode(server: PlanModeServer, session: Session, mode: PermissionMode) -> None:
+    """The user's own mode switch; leaving plan mode answers a waiting exit as rejected."""
+    pending = session.pending
+    warnings = server.service.set_mode(session, mode)
+    if pending is not None and session.pending is None:
+        # The user left plan mode themselves: the waiting exit is answered as rejected.
+        answer_superseded(
+            server,
+            pending,
+            "The user left plan mode without approving.",
+            prompts.left_plan_mode_result(mode),
+        )
+        # Its Approve/Reject lenses are gone: the editor must ask again.
+        server.refresh_code_lenses()
+    for warning in warnings:
+        server.show_message(warning)
+
+
+def follow_claude_code(
+    server: PlanModeServer, session: Session, params: ClaudeCodeParams, plan_file: str | None = None
+) -> None:
+    """Bring the session to the agent's permission mode, then learn its plan file while it
+    plans (docs/claude-code.md)."""
+    mode = params.permissionMode
+    if mode in PERMISSION_MODES and mode != session.modes.mode:
+        try:
+            change_mode(server, session, mode)
+            server.publish_state(session)
+        except PlanModeError as exc:
+            # The decision still follows the mode the session could keep.
+            log.warning("session %s stays in %s: %s", session.id, session.modes.mode, exc.message)
+    if session.modes.mode == "plan" and (params.transcriptPath or plan_file):
+        server.service.learn_claude_code(
+            session, params.transcriptPath, params.projectDir, params.claudeConfigDir, plan_file
+        )
 
 
 async def show_plan(server: PlanModeServer, approval: Approval) -> None:

@@ -19,9 +19,7 @@ SEVERITIES = {
 
 
 def is_plan_file(server: PlanModeServer, path: Path | None) -> bool:
-    return (
-        path is not None and path.parent == server.service.plans_directory and path.suffix == ".md"
-    )
+    return path is not None and server.service.is_plan_path(path)
 
 
 def publish(server: PlanModeServer, path: Path) -> None:

@@ -196,8 +196,7 @@ def resulting_plan_texts(
     server: PlanModeServer, operations: list[edits.Operation]
 ) -> dict[Path, str]:
     """What each plan file touched by the edit will hold once it is applied."""
-    plans_dir = server.service.plans_directory
-    touched = [p for p in edits.targets(operations) if p.parent == plans_dir and p.suffix == ".md"]
+    touched = [p for p in edits.targets(operations) if server.service.is_plan_path(p)]
     if not touched:
         return {}
     try:

@@ -17,6 +17,18 @@ class Params(BaseModel):
     sessionId: str | None = None
 
 
+class ClaudeCodeParams(Params):
+    """What Claude Code's hook knows about the session (docs/claude-code.md): its transcript
+    (the plan file's slug and path), its project root and its configuration directory."""
+
+    transcriptPath: str | None = Field(default=None, min_length=1)
+    projectDir: str | None = Field(default=None, min_length=1)
+    claudeConfigDir: str | None = Field(default=None, min_length=1)
+    # The agent's own permission mode: the session is brought to it first (one round trip per
+    # hook call). Modes this server does not know are ignored.
+    permissionMode: str | None = None
+
+
 class GetStateParams(Params):
     pass
 
@@ -46,9 +58,12 @@ class AllowedPromptParams(BaseModel):
         return AllowedPrompt(self.tool, self.prompt.strip())
 
 
-class ExitParams(Params):
+class ExitParams(ClaudeCodeParams):
     agentId: str | None = None
     plan: str | None = None
+    # Claude Code's ExitPlanMode input: the plan file it wrote (adopted when Claude Code
+    # could have written it there).
+    planFilePath: str | None = Field(default=None, min_length=1)
     allowedPrompts: list[AllowedPromptParams] = Field(default_factory=list)
     # Ours (the CLI's `exit` without --wait): answer once the approval is pending and leave
     # it to be decided in the editor.
@@ -85,7 +100,7 @@ class ApplyEditParams(Params):
     label: str | None = None
 
 
-class CheckToolParams(Params):
+class CheckToolParams(ClaudeCodeParams):
     tool: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict)
     agentId: str | None = None

@@ -23,8 +23,8 @@ def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
         return server.service.plan_path(server.session_for(params))
     root = server.service.root
     path = uri_to_path(raw) if raw.startswith("file:") else (root / raw).resolve()
-    plans_dir = server.service.plans_directory
-    if path is None or path.parent != plans_dir or path.suffix != ".md":
+    if path is None or not server.service.is_plan_path(path):
+        plans_dir = server.service.plans_directory
         raise InvalidParams(f"field 'path': {raw!r} is not a plan file in {plans_dir}")
     return path
 

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.lsp import protocol
-from planmode.lsp.approval import answer_superseded
+from planmode.lsp.approval import answer_superseded, change_mode
 from planmode.lsp.models import (
     EndSessionParams,
     EnterParams,
@@ -27,20 +27,7 @@ def get_state(server: PlanModeServer, params: GetStateParams) -> dict[str, Any]:
 
 def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
     session = server.session_for(params)
-    pending = session.pending
-    warnings = server.service.set_mode(session, params.mode)
-    if pending is not None and session.pending is None:
-        # The user left plan mode themselves: the waiting exit is answered as rejected.
-        answer_superseded(
-            server,
-            pending,
-            "The user left plan mode without approving.",
-            prompts.left_plan_mode_result(params.mode),
-        )
-        # Its Approve/Reject lenses are gone: the editor must ask again.
-        server.refresh_code_lenses()
-    for warning in warnings:
-        server.show_message(warning)
+    change_mode(server, session, params.mode)
     return server.publish_state(session)
 
 
