@@ -91,7 +91,11 @@ def test_brace_expansion_into_a_program_whose_options_all_read_is_allowed() -> N
         ("uniq in.txt out.txt", "one too many"),
         ("uniq in.txt -- out.txt", "one too many"),
         ("uniq in.txt -c", "after an operand"),
-        ("xxd -r dump.hex out.bin", "one too many"),
+        ("xxd -r dump.hex out.bin", "at most one operand"),
+        ("xxd -ro 5 dump.hex out.bin", "-ro"),  # xxd reads -ro as -r: 5 is the input file
+        ("xxd dump.hex -r", "at most one operand"),  # xxd: -r is the output file
+        ("tree -Lo 2 out.txt", "-o"),  # tree: -L takes 2, -o takes out.txt
+        ("sort -T /tmp in", "-T"),  # temporary files
         ("date 010100002030", "clock"),
         ("date -s 2020-01-01", "-s"),
         ("date --set=2020-01-01", "--set"),

@@ -226,6 +226,9 @@ class Options:
     long_optional: frozenset[str] = frozenset()  # --name or --name=VALUE
     operands: int | None = None  # at most this many operands; None: any number
     numbers: bool = False  # -5 means a count (uniq -5)
+    # tree's own parser: in a cluster, each letter with a value takes the next word in turn
+    # (tree -Lo 2 out is -L 2 -o out), never the rest of the cluster.
+    values_follow: bool = False
 
     def parse(self, args: Args) -> Parsed | str:
         return _parse_options(self, args)
@@ -297,6 +300,13 @@ def _take_option(spec: Options, arg: str, rest: list[str | None], parsed: Parsed
         parsed.options.append(("-" + arg[1:], None))
         return None
     for index, letter in enumerate(arg[1:], start=1):
+        if letter in spec.valued and spec.values_follow:
+            if not rest:
+                return f"option -{letter} without its value"
+            if rest.pop(0) is None:
+                return f"the value of -{letter} is computed by the shell"
+            parsed.options.append(("-" + letter, None))
+            continue
         if letter in spec.valued:
             attached: str | None = arg[index + 1 :]
             if not attached:
@@ -572,6 +582,40 @@ def _xargs(args: Args) -> str | None:
     if READ_ONLY_PROGRAMS.get(name) is not _reader:
         return f"xargs {program}: input words could be options that write"
     return _check_program(program, rest[1:])
+
+
+# xxd reads each option word by its prefix (-r, -re and -revert are all -r; -ro is -r, the
+# "o" ignored), not as a getopt cluster: only these spellings are accepted.
+_XXD_FLAGS = _names(
+    """-a -autoskip -b -bits -C -capitalize -d -E -EBCDIC -e -i -include -p -ps -postscript
+    -plain -r -revert -u -h -help -v -version"""
+)
+_XXD_VALUED = _names("-c -cols -g -groupsize -l -len -o -offset -s -seek -n -name -R")
+_XXD_ATTACHED = re.compile(r"-[cglos][+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)\Z")
+
+
+def _xxd(args: Args) -> str | None:
+    rest = list(args)
+    while rest:
+        arg = rest[0]
+        if arg is None:
+            return "an argument computed by the shell (it could name an output file)"
+        if arg == "--":
+            rest.pop(0)
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        rest.pop(0)
+        if arg in _XXD_VALUED:
+            if not rest or rest.pop(0) is None:
+                return f"xxd {arg} without a literal value"
+        elif arg not in _XXD_FLAGS and not _XXD_ATTACHED.match(arg):
+            return f"xxd option {arg} is not known to be read-only"
+    if len(rest) > 1:
+        return "xxd INFILE OUTFILE writes OUTFILE (at most one operand)"
+    if rest and rest[0] is None:
+        return "an argument computed by the shell (it could be more than one file)"
+    return None
 
 
 def _date(parsed: Parsed) -> str | None:
@@ -1075,6 +1119,7 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
                 --gitignore --inodes --device --fromfile --help --version"""
             ),
             long_valued=_names("--charset --filelimit --timefmt --sort --info"),
+            values_follow=True,
         )
     ),
     "file": _with(
@@ -1090,14 +1135,7 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
             long_valued=_names("--exclude --exclude-quiet --separator --files-from --magic-file"),
         )
     ),
-    "xxd": _with(
-        Options(
-            flags="abCEeiprudhv",
-            valued="cglosnR",
-            longs=_names("--help --version"),
-            operands=1,  # xxd INFILE OUTFILE writes OUTFILE
-        )
-    ),
+    "xxd": _xxd,
     "test": _test,
     "[": _test,
     "printf": _printf,
@@ -1105,7 +1143,7 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
     "sort": _with(
         Options(
             flags="bdfgiMhnRrVcCmsuz0123456789",
-            valued="ktSTy",
+            valued="ktSy",
             longs=_names(
                 """--ignore-leading-blanks --dictionary-order --ignore-case
                 --general-numeric-sort --ignore-nonprinting --month-sort
@@ -1114,8 +1152,8 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
                 --version"""
             ),
             long_valued=_names(
-                """--sort --key --field-separator --buffer-size --temporary-directory
-                --parallel --random-source --batch-size --files0-from"""
+                """--sort --key --field-separator --buffer-size --parallel
+                --random-source --batch-size --files0-from"""
             ),
             long_optional=_names("--check"),
         )
