@@ -8,6 +8,8 @@ from pathlib import Path
 from planmode.core import plans
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from tests.unit.conftest import ServiceFactory
+from tests.unit.test_teams import submitted, teammate_service
 
 PLAN = "# Greet\n\n## Steps\n1. Read the name.\n2. Print it.\n\n## Verification\nRun tests.\n"
 COMMENTED = PLAN.replace(
@@ -135,3 +137,27 @@ def test_history_reads_back_revisions_with_comments(root: Path, service: PlanMod
     again = PlanModeService(root)
     (revision,) = [r for r in again.history.revisions(path) if r.comments]
     assert revision.summary()["comments"][0]["quote"] == "1. Read the name."
+
+
+def test_a_lead_rejects_a_teammates_plan_with_comments_and_approves_it_without(
+    make_service: ServiceFactory,
+) -> None:
+    lead = make_service()
+    mate = teammate_service(make_service)
+    session, rid = submitted(mate, lead)
+    path = mate.plan_path(session)
+    plans.write_atomic(path, plans.read_plan(path) + "> [!review] Name the files.\n")
+    lead.answer_teammate(rid, False, "Not yet.", include_comments=True)
+    _found, response = mate.next_turn(session)
+    assert response is not None and not response.approved
+    assert response.feedback is not None
+    assert response.feedback.startswith("Not yet.\n\nThe user's comments on the plan")
+    assert response.feedback.endswith("   Name the files.")
+    # Approving writes the plan without the comment.
+    result = mate.exit_as_teammate(session)
+    assert result is not None and result.request_id is not None
+    hand = mate.own_request_key(session)
+    assert hand is not None
+    lead.receive_request_key(hand[0], hand[1], hand[2], "alpha", "builder")
+    lead.answer_teammate(result.request_id, True)
+    assert "[!review]" not in path.read_text()

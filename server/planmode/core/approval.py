@@ -202,15 +202,21 @@ def approved_exit(
     )
 
 
+def rejected_exit_feedback(feedback: str | None, comments: tuple[Comment, ...]) -> str | None:
+    """The feedback text the agent reads: the remark, then the comments with their anchors."""
+    if not comments:
+        return feedback
+    remark = feedback.strip() if feedback and feedback.strip() else None
+    return "\n\n".join(part for part in (remark, comments_text(comments)) if part)
+
+
 def rejected_exit(
     approval: Approval, feedback: str | None, comments: tuple[Comment, ...] = ()
 ) -> ExitResult:
     """The agent's result of a rejection: ``feedback`` (the overall remark) and the
     ``comments``, rendered together into the ``feedback`` text the agent reads."""
     path = str(approval.plan_file_path)
-    remark = feedback.strip() if feedback and feedback.strip() else None
-    parts = [part for part in (remark, comments_text(comments)) if part]
-    text = "\n\n".join(parts) if comments else feedback
+    text = rejected_exit_feedback(feedback, comments)
     return ExitResult(
         outcome="rejected",
         file_path=path,

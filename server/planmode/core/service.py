@@ -37,6 +37,7 @@ from planmode.core.approval import (
     approved_exit,
     plan_digest,
     rejected_exit,
+    rejected_exit_feedback,
 )
 from planmode.core.history import PlanHistory
 from planmode.core.modes import AutoModeSettings, PermissionMode
@@ -613,8 +614,12 @@ class PlanModeService:
         feedback: str | None = None,
         mode: PermissionMode | None = None,
         plan_sha256: str | None = None,
+        include_comments: bool = False,
     ) -> teams.PendingRequest:
-        """The lead approves or rejects a teammate's plan (its request id is the approvalId)."""
+        """The lead approves or rejects a teammate's plan (its request id is the approvalId).
+
+        The approved plan is written without review comments; a rejection with
+        ``include_comments`` sends them, each with its anchor, in the feedback."""
         request = next((r for r in self.teammate_requests() if r.request_id == request_id), None)
         if request is None:
             raise NoPendingApproval(f"with approvalId {request_id!r}")
@@ -628,6 +633,10 @@ class PlanModeService:
             current = request.plan
         if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
             raise PlanChanged()
+        if not approved and include_comments:
+            found = tuple(comments.delivered(comments.parse(current)))
+            feedback = rejected_exit_feedback(feedback, found)
+        current = comments.strip_comments(current)
         if approved and current != (plans.read_plan(request.plan_file_path) or ""):
             # The path comes from a mailbox file: write only to a plan file of this workspace.
             target = request.plan_file_path.resolve()

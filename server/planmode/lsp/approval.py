@@ -228,7 +228,11 @@ def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
             raise
         # The lead approving a teammate's plan: the approvalId is its request id.
         request = server.service.answer_teammate(
-            params.approvalId, True, mode=params.mode, plan_sha256=params.planSha256
+            params.approvalId,
+            True,
+            mode=params.mode,
+            plan_sha256=params.planSha256,
+            include_comments=params.includeComments,
         )
         teammate_answered(server, request.request_id, "approved")
         return {"ok": True}
@@ -247,7 +251,9 @@ def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
     except NoPendingApproval:
         if params.sessionId is not None:
             raise
-        request = server.service.answer_teammate(params.approvalId, False, params.feedback)
+        request = server.service.answer_teammate(
+            params.approvalId, False, params.feedback, include_comments=params.includeComments
+        )
         teammate_answered(server, request.request_id, "rejected")
         return {"ok": True}
     finish(server, decision)

@@ -92,11 +92,15 @@ def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
 def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLens]:
     """The lead's lenses on a teammate's plan: the same commands, the request id as approvalId."""
     args = {"approvalId": request.request_id, "planSha256": plan_digest(current)}
-    edited = approve_lens_title(request.plan, current).removeprefix(protocol.LENS_APPROVE)
-    title = f"{protocol.LENS_APPROVE} from {request.agent}{edited}"
+    body = strip_comments(current)
+    edited = approve_lens_title(strip_comments(request.plan), body)
+    title = f"{protocol.LENS_APPROVE} from {request.agent}" + edited.removeprefix(
+        protocol.LENS_APPROVE
+    )
+    reject_args = {"approvalId": request.request_id, "includeComments": True}
     return [
         lens(0, title, protocol.COMMAND_APPROVE, args),
-        lens(0, protocol.LENS_REJECT, protocol.COMMAND_REJECT, {"approvalId": request.request_id}),
+        lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
     ]
 
 
