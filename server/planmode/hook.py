@@ -33,6 +33,8 @@ DISCOVERY = os.path.join(".claude", "plan-mode", "endpoint.json")
 TIMEOUT = 20.0
 # Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant.
 VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
+# The newest Claude Code measured to run a hook-rewritten Bash line without asking.
+SANDBOX_REWRITE_UP_TO = (2, 1, 197)
 
 
 class HookError(Exception):
@@ -165,10 +167,36 @@ def pre_tool_use(root: str, event: dict) -> dict | None:
         behavior == "allow"
         and isinstance(sandbox, dict)
         and isinstance(sandbox.get("command"), str)
+        and _runs_rewritten_bash(event.get("transcript_path"))
     ):
         # Claude Code runs the sandboxed line instead (docs/sandbox.md).
         output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
     return {"hookSpecificOutput": output}
+
+
+def _runs_rewritten_bash(transcript: object) -> bool:
+    """Whether this Claude Code runs a Bash line rewritten by the hook without asking: 2.1.197
+    does; 2.1.332 asks in the terminal for any command its own check cannot prove read-only,
+    whatever the hook answers (docs/claude-code.md). Its version is on the transcript's lines;
+    unknown or newer than measured: no rewrite (the read-only proof still decides)."""
+    version = _transcript_version(transcript) if isinstance(transcript, str) else None
+    return version is not None and version <= SANDBOX_REWRITE_UP_TO
+
+
+def _transcript_version(path: str) -> tuple[int, ...] | None:
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(0, os.SEEK_END)
+            stream.seek(max(0, stream.tell() - 65536))
+            tail = stream.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    at = tail.rfind('"version"')
+    if at < 0:
+        return None
+    raw = tail[at + len('"version"') :].lstrip(" :").removeprefix('"').split('"', 1)[0]
+    parts = raw.split("-", 1)[0].split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
 def permission_request(root: str, event: dict) -> dict | None:

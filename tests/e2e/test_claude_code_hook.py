@@ -263,3 +263,23 @@ async def test_claude_codes_plans_directory_setting_is_honoured(
     )
     assert decision_of(await ask(recorded, write)) == "allow"
     assert (await editor.state(recorded.session_id))["planFilePath"] == str(inside)
+
+
+async def test_a_sandboxed_bash_line_is_handed_only_to_a_claude_code_that_runs_it(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """2.1.197 runs a hook-rewritten Bash line unasked; 2.1.332 asks in the terminal for it
+    (docs/claude-code.md), so it gets a plain allow and runs its own proven read-only line."""
+    await endpoint(recorded.root)
+    bash = recorded.event("PreToolUse", "Bash")
+    answer = await ask(recorded, bash)
+    output = answer["hookSpecificOutput"]  # type: ignore[index]
+    assert output["permissionDecision"] == "allow"
+    sandbox = (await editor.state(recorded.session_id))["sandbox"]
+    if recorded.version == "2.1.197" and sandbox["mechanism"] is not None:
+        rewritten = output["updatedInput"]
+        assert rewritten["command"] != bash["tool_input"]["command"]
+        assert "ls src" in rewritten["command"]
+        assert rewritten["description"] == bash["tool_input"]["description"]
+    else:
+        assert "updatedInput" not in output
