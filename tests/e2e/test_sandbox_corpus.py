@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -336,3 +337,74 @@ def test_signal_forwarding_stops_the_command(world: World) -> None:
     out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signal.SIGTERM and out == b""
     assert subprocess.run(["pgrep", "-f", str(marker)], capture_output=True).stdout == b""
+
+
+def _hook(world: World, command: str, version: str = "2.1.197") -> dict[str, Any] | None:
+    """What `planmode hook` answers Claude Code (``version``, as its transcript records it)
+    for a Bash call while planning."""
+    transcript = world.root / f"transcript-{version}.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "version": version}) + "\n")
+    event = {
+        "session_id": "0f6c3a4e-5b1d-4c7e-9a2f-3d8e1b6c7a90",
+        "transcript_path": str(transcript),
+        "cwd": str(world.ws),
+        "permission_mode": "plan",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Look around"},
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "planmode", "hook"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=world.ws,
+        env=world.env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"] if done.stdout.strip() else None
+
+
+def as_claude_code_runs(world: World, command: str) -> subprocess.CompletedProcess[bytes]:
+    """Claude Code's Bash tool: the command evaluated by bash, stdin from /dev/null, then the
+    working directory recorded for the next call (docs/claude-code.md)."""
+    cwd_file = world.root / "claude-cwd"
+    wrapper = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(cwd_file))}"
+    return run(["bash", "-c", wrapper], world)
+
+
+def test_claude_code_runs_the_rewritten_command_with_the_same_result(world: World) -> None:
+    """The hook's updatedInput.command, run the way Claude Code runs commands: the same
+    output, errors and exit status as the original — and inside the sandbox."""
+    probes = [
+        "ls src",
+        "ls src nosuch",
+        "grep -c alpha src/a.txt",
+        "wc -l < src/a.txt",
+        "git log --oneline -1 | cut -c9-",
+        "cat src/a.txt | sort | uniq -c",
+    ]
+    for command in probes:
+        answer = _hook(world, command)
+        if answer is None or answer.get("permissionDecision") != "allow":
+            pytest.fail(f"the hook did not allow {command!r}: {answer}")
+        updated = (answer.get("updatedInput") or {}).get("command")
+        if world.server.state("main")["sandbox"]["mechanism"] is None:
+            assert updated is None
+            continue
+        assert isinstance(updated, str) and updated != command, answer
+        assert answer["updatedInput"]["description"] == "Look around"
+        bare = as_claude_code_runs(world, command)
+        boxed = as_claude_code_runs(world, updated)
+        assert (boxed.returncode, boxed.stdout, boxed.stderr) == (
+            bare.returncode,
+            bare.stdout,
+            bare.stderr,
+        ), command
+    # And it is the sandbox that runs: a write through the same rewriting fails.
+    answer = _hook(world, "ls src")
+    assert answer is not None
+    sandboxed = answer["updatedInput"]["command"].replace("ls src", "touch src/pwned")
+    as_claude_code_runs(world, sandboxed)
+    assert not (world.ws / "src" / "pwned").exists()
