@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from planmode.discovery import discovery_path
 from tests.e2e.claude_code.agent import Agent, failure_report
@@ -24,23 +25,31 @@ from tests.e2e.harness import Editor, running_editor
 
 # The oldest version the hook is written for and the newest at the time of writing; the
 # Makefile installs exactly these (make claude-code).
-VERSIONS = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
+OLDEST, NEWEST = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
+# Where each keeps its plan: the newest as a new user has it (~/.claude/plans), the oldest with
+# Claude Code's plansDirectory setting inside the project, under .claude/ (docs/claude-code.md).
+CASES = [(OLDEST, ".claude/plans"), (NEWEST, None)]
 
 PROMPT = "Plan greeting by name in src/app.py"
 ORIGINAL = "print('hello')\n"
+PLAN = "# Greet by name\n\n1. Read the name from argv in src/app.py.\n\n## Verification\nRun it.\n"
+FEEDBACK = "Add a test for the greeting."
+REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
+USER_LINE = "3. Mention it in the README.\n"
 
 
-def hooks_settings() -> dict[str, object]:
+def claude_settings(plans_directory: str | None) -> dict[str, object]:
     """The hooks as the README gives them, `planmode` found on the hook's PATH."""
     command = {"type": "command", "command": "planmode hook"}
     return {
+        **({"plansDirectory": plans_directory} if plans_directory else {}),
         "hooks": {
             "PreToolUse": [{"matcher": "*", "hooks": [command]}],
             "PermissionRequest": [
                 {"matcher": "ExitPlanMode", "hooks": [{**command, "timeout": 86400}]}
             ],
             "SessionEnd": [{"hooks": [command]}],
-        }
+        },
     }
 
 
@@ -59,8 +68,10 @@ def denied(request: Request) -> str:
     return request.result_text()
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-async def test_plan_mode_in_real_claude_code(version: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("version", "plans_directory"), CASES)
+async def test_plan_mode_in_real_claude_code(
+    version: str, plans_directory: str | None, tmp_path: Path
+) -> None:
     why = installed(version)
     if why is not None:
         pytest.skip(f"Claude Code {version} cannot run here: {why}")
@@ -68,7 +79,9 @@ async def test_plan_mode_in_real_claude_code(version: str, tmp_path: Path) -> No
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(ORIGINAL)
     (root / ".claude").mkdir()
-    (root / ".claude" / "settings.json").write_text(json.dumps(hooks_settings(), indent=2))
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps(claude_settings(plans_directory), indent=2)
+    )
     home = tmp_path / "home"
     prepare_home(home, root)
 
@@ -86,7 +99,8 @@ async def test_plan_mode_in_real_claude_code(version: str, tmp_path: Path) -> No
             extra_env={"PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"},
         )
         try:
-            await plan_in_claude_code(Agent(api, claude), editor, root)
+            plans = root / plans_directory if plans_directory else home / ".claude" / "plans"
+            await plan_in_claude_code(Agent(api, claude), editor, root, plans)
         except BaseException:
             print(failure_report(api, claude, tmp_path / "claude-code-report"))
             raise
@@ -95,10 +109,11 @@ async def test_plan_mode_in_real_claude_code(version: str, tmp_path: Path) -> No
             api.stop()
 
 
-async def plan_in_claude_code(agent: Agent, editor: Editor, root: Path) -> None:
+async def plan_in_claude_code(agent: Agent, editor: Editor, root: Path, plans: Path) -> None:
     app = root / "src" / "app.py"
     await agent.prompt(PROMPT)
     assert agent.plan_path is not None, "Claude Code named no plan file"
+    assert agent.plan_path.parent == plans, agent.plan_path
 
     # Reading is allowed, and so is a read-only shell command.
     read = await agent.call("Read", {"file_path": str(app)})
@@ -116,4 +131,73 @@ async def plan_in_claude_code(agent: Agent, editor: Editor, root: Path) -> None:
     assert "Denied by plan mode" in reason and "rm" in reason, reason
     assert app.exists()
 
-    agent.say("Planning stops here.")
+    # Claude Code writes its own plan file, where its reminder said, without asking.
+    plan = agent.plan_path
+    written = await agent.call("Write", {"file_path": str(plan), "content": PLAN})
+    assert "File created successfully" in written.result_text(), written.result_text()
+    assert plan.read_text() == PLAN
+
+    # ExitPlanMode: the plan is reviewed in the editor, on Claude Code's plan file.
+    await agent.load("ExitPlanMode")
+    agent.exit_plan_mode()
+    requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
+    assert Path(requested["planFilePath"]) == plan
+    assert requested["sessionId"] == agent.claude.session_id
+    await editor.until(lambda: plan.as_uri() in [d.uri for d in editor.client.shown_documents])
+    editor.open(plan)
+    reject = await lens(editor, plan, "Reject")
+    assert reject.command is not None
+    arguments = list(reject.command.arguments or [])
+    await editor.execute(reject.command.command, [{**arguments[0], "feedback": FEEDBACK}])
+    rejected = await agent.turn()
+    assert FEEDBACK in denied(rejected)
+    state = await editor.state(agent.claude.session_id)
+    assert state["mode"] == "plan", state
+
+    # The model revises the plan and asks again; the user edits it in place and approves with
+    # auto-accept edits.
+    revised = await agent.call("Write", {"file_path": str(plan), "content": REVISED})
+    assert "updated successfully" in revised.result_text(), revised.result_text()
+    agent.exit_plan_mode(allowed_prompts=[{"tool": "Bash", "prompt": "run tests"}])
+    await editor.wait_for("planMode/approvalRequested", count=2, timeout=30)
+    editor.change(plan, plan.read_text())  # the editor shows what is on disk
+    editor.change(plan, REVISED + USER_LINE)
+    approve = await lens(editor, plan, "auto-accept")
+    await editor.run_lens(approve)
+    approved = await agent.turn()
+    result = approved.result_text()
+    assert "User has approved your plan" in result, result
+    assert USER_LINE.strip() in result and "2. Add a test." in result, result
+    assert plan.read_text() == REVISED + USER_LINE
+
+    # Claude Code now runs in the mode chosen in the editor: the write goes through unasked.
+    state = await editor.state(agent.claude.session_id)
+    assert state["mode"] == "acceptEdits", state
+    assert state["grantedPrompts"], state
+    await asyncio.to_thread(agent.claude.wait_screen, r"accept edits on", 10)
+    implemented = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
+    assert "updated successfully" in implemented.result_text(), implemented.result_text()
+    assert app.read_text() == "print('hi')\n"
+
+    # /exit ends the session: SessionEnd revokes what the approved plan granted.
+    agent.say("Done.")
+    await asyncio.to_thread(agent.claude.wait_screen, r"Done\.", 10)
+    agent.claude.type("/exit")
+    await asyncio.to_thread(agent.claude.wait_exit, 30)
+    ended = await editor.state_until(
+        lambda s: not s["grantedPrompts"], session_id=agent.claude.session_id, timeout=10
+    )
+    assert ended["grantedPrompts"] == []
+
+
+async def lens(editor: Editor, plan: Path, title: str) -> types.CodeLens:
+    """The lens on the plan whose title contains ``title`` (waits for the review to show)."""
+
+    async def find() -> types.CodeLens:
+        while True:
+            for found in await editor.lenses(plan):
+                if found.command and title in found.command.title:
+                    return found
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(find(), 10)
