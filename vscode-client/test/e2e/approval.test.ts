@@ -270,6 +270,23 @@ step("changing planMode.server.* restarts the server (stop, dispose, start)", as
   assert.doesNotMatch(editor.clientLog(), /already exists|crashed/);
 });
 
+step("a server that dies is not restarted in a loop: one notification restarts it", async (page) => {
+  const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
+  const pid: number = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
+  process.kill(pid, "SIGKILL");
+  const stopped = toast(page, "Plan mode server stopped");
+  await stopped.waitFor({ timeout: 30_000 });
+  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+  // Nothing restarted it behind the user's back, and it said so once.
+  await page.waitForTimeout(3_000);
+  assert.equal(await stopped.count(), 1);
+  assert.equal(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+  await editor.screenshot("5-server-stopped");
+  await stopped.getByRole("button", { name: "Restart Server" }).click();
+  await statusItem(page, "Default").waitFor({ timeout: 30_000 });
+  assert.notEqual(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+});
+
 step("a pythonPath without planmode: one notification, and its button opens that setting", async (page) => {
   writeFileSync(
     join(editor.workspace, ".vscode/settings.json"),
@@ -282,5 +299,5 @@ step("a pythonPath without planmode: one notification, and its button opens that
   const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Python Path" });
   await setting.first().waitFor({ timeout: 15_000 });
   assert.equal(await page.locator(".settings-editor .setting-item-contents").count(), 1);
-  await editor.screenshot("5-open-setting");
+  await editor.screenshot("6-open-setting");
 });
