@@ -11,8 +11,9 @@ only when plan mode has one (docs/claude-code.md):
   an Explore/Plan agent) or a granted prompt of an approved plan applies. Anything else prints
   nothing, so Claude Code's own permission checks and prompts stay in charge.
 * ``PermissionRequest`` for ``ExitPlanMode`` → ``planMode/exit``: the plan is reviewed in the
-  editor and the hook waits for the user: ``allow`` (with ``updatedInput.plan``, the approved
-  text, and a ``setMode`` update when they chose another mode) or ``deny`` with their feedback.
+  editor and the hook waits for the user: ``allow`` (with ``updatedInput``, whose ``plan`` is
+  the approved text when the user changed it, and a ``setMode`` update when they chose another
+  mode) or ``deny`` with their feedback.
 * ``SessionEnd`` → ``planMode/endSession``: what the session's approved plan granted ends.
 
 No server for the workspace: nothing is printed (Claude Code asks as usual). A server that
@@ -216,15 +217,18 @@ def permission_request(root: str, event: dict) -> dict | None:
     if result.get("outcome") != "approved":
         message = result.get("feedback") or result.get("toolResult") or "Rejected."
         return _permission_output({"behavior": "deny", "message": message})
-    # Always updatedInput with the approved plan: from 2.1.199 Claude Code ignores an allow
-    # without it; it labels the plan "edited by user" when it differs from its file (2.1.197
-    # labels every hook approval so, whatever the hook sends).
+    # Always updatedInput: from 2.1.199 Claude Code ignores an allow without it. With "plan"
+    # Claude Code takes that text (writes it to its file) and calls it "edited by user"; without
+    # it, it reads its own file and does not (docs/claude-code.md) — so "plan" only when the
+    # approved text is not what Claude Code submitted.
     approved = result.get("plan")
     notes = result.get("notes")
     if isinstance(notes, str) and notes:
         # The plan is the only text of an approval the model reads: notes go at its end.
         approved = f"{approved.rstrip()}\n\n{notes}\n" if isinstance(approved, str) else notes
-    updated = {**tool_input, "plan": approved if isinstance(approved, str) else plan or ""}
+    updated = {key: value for key, value in tool_input.items() if key != "plan"}
+    if isinstance(approved, str) and approved != plan:
+        updated["plan"] = approved
     decision: dict = {"behavior": "allow", "updatedInput": updated}
     chosen = result.get("chosenMode")
     if isinstance(chosen, str):

@@ -186,8 +186,8 @@ async def test_a_recorded_session_from_plan_to_approved_edits(
 async def test_an_unedited_approval_carries_the_plan_unchanged(
     editor: Editor, recorded: Recorded
 ) -> None:
-    """2.1.332 ignores an allow without updatedInput and calls the plan edited only when it
-    differs from its file."""
+    """From 2.1.199 an allow needs updatedInput; one with "plan" is labelled edited by user
+    (always on 2.1.197), so an unedited approval leaves it out."""
     await endpoint(recorded.root)
     plan = recorded.plan_file
     exit_event = recorded.event("PermissionRequest", "ExitPlanMode")
@@ -197,9 +197,10 @@ async def test_an_unedited_approval_carries_the_plan_unchanged(
     requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
     await editor.request("planMode/approve", {"approvalId": requested["approvalId"]})
     answer = await asyncio.wait_for(waiting, 30)
+    # Without "plan" Claude Code reads its own file and does not call the plan edited.
     assert answer["hookSpecificOutput"]["decision"] == {  # type: ignore[index]
         "behavior": "allow",
-        "updatedInput": exit_event["tool_input"],
+        "updatedInput": {"planFilePath": str(plan)},
     }
 
 
