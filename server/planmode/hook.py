@@ -168,7 +168,7 @@ def pre_tool_use(root: str, event: dict) -> dict | None:
         behavior == "allow"
         and isinstance(sandbox, dict)
         and isinstance(sandbox.get("command"), str)
-        and _runs_rewritten_bash(event.get("transcript_path"))
+        and (sandbox.get("required") is True or _runs_rewritten_bash(event.get("transcript_path")))
     ):
         # Claude Code runs the sandboxed line instead (docs/sandbox.md).
         output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
@@ -179,7 +179,9 @@ def _runs_rewritten_bash(transcript: object) -> bool:
     """Whether this Claude Code runs a Bash line rewritten by the hook without asking: 2.1.197
     does; 2.1.332 asks in the terminal for any command its own check cannot prove read-only,
     whatever the hook answers (docs/claude-code.md). Its version is on the transcript's lines;
-    unknown or newer than measured: no rewrite (the read-only proof still decides)."""
+    unknown or newer than measured: no rewrite (the read-only proof still decides) — unless
+    the user set ``requireSandbox`` (the sandbox's ``required``): then every Claude Code gets
+    the sandboxed line, and a newer one asks in the terminal rather than run it unsandboxed."""
     version = _transcript_version(transcript) if isinstance(transcript, str) else None
     return version is not None and version <= SANDBOX_REWRITE_UP_TO
 

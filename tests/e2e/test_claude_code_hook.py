@@ -284,3 +284,23 @@ async def test_a_sandboxed_bash_line_is_handed_only_to_a_claude_code_that_runs_i
         assert rewritten["description"] == bash["tool_input"]["description"]
     else:
         assert "updatedInput" not in output
+
+
+async def test_with_require_sandbox_every_claude_code_gets_the_sandboxed_line(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """requireSandbox: the user would rather be asked than have planning Bash run unsandboxed,
+    so 2.1.332 gets the rewritten line too (and asks for it in the terminal)."""
+    await endpoint(recorded.root)
+    editor.reconfigure({"requireSandbox": True})
+    await editor.state_until(lambda s: s["sandbox"]["required"], recorded.session_id)
+    bash = recorded.event("PreToolUse", "Bash")
+    output = (await ask(recorded, bash))["hookSpecificOutput"]  # type: ignore[index]
+    sandbox = (await editor.state(recorded.session_id))["sandbox"]
+    if sandbox["mechanism"] is None:
+        assert output["permissionDecision"] == "deny"
+        assert output["permissionDecisionReason"].startswith("Denied by requireSandbox")
+        return
+    assert output["permissionDecision"] == "allow"
+    assert output["updatedInput"]["command"] != bash["tool_input"]["command"]
+    assert "ls src" in output["updatedInput"]["command"]

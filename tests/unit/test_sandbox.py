@@ -290,6 +290,7 @@ def test_allowed_planning_bash_carries_the_sandbox(make_service) -> None:  # typ
     box = wire["sandbox"]
     assert box["mechanism"] == service.sandbox.mechanism
     assert box["argv"][-3:] == ["-c", "ls -la", "bash"]
+    assert box["required"] is False
     assert "'ls -la'" in box["command"]
     # Denied commands, other tools and Bash outside plan mode carry none.
     assert "sandbox" not in service.check_tool(session, "Bash", {"command": "rm x"}).to_wire()

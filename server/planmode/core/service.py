@@ -468,7 +468,8 @@ class PlanModeService:
         available = self.sandbox
         wrapped = available.wrap(command, hide)
         if wrapped is not None:
-            return replace(decision, sandbox=wrapped.to_wire())
+            sandbox = {**wrapped.to_wire(), "required": self.settings.requireSandbox}
+            return replace(decision, sandbox=sandbox)
         if self.settings.requireSandbox:
             return permissions.deny(
                 "requireSandbox",
