@@ -100,7 +100,10 @@ async def test_plan_mode_in_real_claude_code(
         )
         try:
             plans = root / plans_directory if plans_directory else home / ".claude" / "plans"
-            await plan_in_claude_code(Agent(api, claude), editor, root, plans)
+            # Where this version runs the hook's rewritten Bash line unasked, it runs it in
+            # the OS sandbox (docs/sandbox.md).
+            sandboxed = version == OLDEST and (await editor.state())["sandbox"]["mechanism"]
+            await plan_in_claude_code(Agent(api, claude), editor, root, plans, bool(sandboxed))
         except BaseException:
             print(failure_report(api, claude, tmp_path / "claude-code-report"))
             raise
@@ -109,7 +112,9 @@ async def test_plan_mode_in_real_claude_code(
             api.stop()
 
 
-async def plan_in_claude_code(agent: Agent, editor: Editor, root: Path, plans: Path) -> None:
+async def plan_in_claude_code(
+    agent: Agent, editor: Editor, root: Path, plans: Path, sandboxed: bool
+) -> None:
     app = root / "src" / "app.py"
     await agent.prompt(PROMPT)
     assert agent.plan_path is not None, "Claude Code named no plan file"
@@ -120,6 +125,11 @@ async def plan_in_claude_code(agent: Agent, editor: Editor, root: Path, plans: P
     assert "print('hello')" in read.result_text()
     listed = await agent.call("Bash", {"command": "ls src", "description": "List src"})
     assert "app.py" in listed.result_text()
+    # Both sandboxes put the command under a seccomp filter: it shows in its /proc status.
+    status = await agent.call(
+        "Bash", {"command": "grep Seccomp: /proc/self/status", "description": "Status"}
+    )
+    assert status.result_text().split() == ["Seccomp:", "2" if sandboxed else "0"]
 
     # Writing anything but the plan is denied, with the rule that denied it.
     write = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
