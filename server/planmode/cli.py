@@ -1,5 +1,5 @@
-"""The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` (Claude Code), and the
-agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
+"""The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` and ``init claude-code``
+(Claude Code), and the agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
 
 Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
 pygls or pydantic — and ``planmode hook``, run before every tool call of Claude Code, not even
@@ -41,6 +41,19 @@ def _parser() -> argparse.ArgumentParser:
     lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     verbs.add_parser("demo", help="play agent and editor against the server, end to end")
     verbs.add_parser("hook", help="answer a Claude Code hook (JSON on stdin)")
+    init = verbs.add_parser(
+        "init", help="set an agent up to use the editor's plan mode (claude-code: its hooks)"
+    )
+    init.add_argument("agent", choices=["claude-code"], help="the agent to set up")
+    init.add_argument(
+        "--local",
+        action="store_true",
+        help="write .claude/settings.local.json (yours only) instead of .claude/settings.json",
+    )
+    init.add_argument(
+        "--print", action="store_true", dest="show", help="print the merged settings, write nothing"
+    )
+    init.add_argument("--root", default=".", help="the project directory (default: the current)")
     add_verbs(verbs)
     return parser
 
@@ -107,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         from planmode.demo import run_demo
 
         return run_demo()
+    if args.verb == "init":
+        from planmode.claude_setup import run as run_init
+
+        return run_init(args.root, local=args.local, show=args.show)
     if args.verb == "hook":
         from planmode.hook import run as run_hook
 

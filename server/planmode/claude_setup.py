@@ -1,0 +1,166 @@
+"""``planmode init claude-code``: the hooks Claude Code needs, merged into its settings file.
+
+Writes into ``<root>/.claude/settings.json`` (``--local``: ``settings.local.json``) the three
+hooks of docs/claude-code.md — ``PreToolUse`` for every tool, ``PermissionRequest`` for
+``ExitPlanMode`` (a day's timeout: the user reviews in the editor) and ``SessionEnd`` — each
+running this very ``planmode``: its absolute path (a virtualenv's ``planmode`` is seldom on the
+``PATH`` Claude Code runs hooks with), or ``<python> -m planmode`` when it was started that way.
+
+Merging never loses anything: the user's keys and other hooks stay as they are, a planmode
+hook already there is updated in place (so running it again changes nothing), and a file that
+is not a JSON object is reported and left untouched. No plansDirectory is set: Claude Code
+writes its own plan file without asking wherever it keeps it, and the server adopts that file.
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+from typing import Any
+
+# (event, matcher, timeout in seconds or None for Claude Code's default)
+HOOKS: tuple[tuple[str, str | None, int | None], ...] = (
+    ("PreToolUse", "*", None),
+    ("PermissionRequest", "ExitPlanMode", 86400),
+    ("SessionEnd", None, None),
+)
+
+
+class SetupError(Exception):
+    """The settings file cannot be merged; nothing was written."""
+
+
+def hook_command(argv0: str | None = None, python: str | None = None) -> str:
+    """The shell command Claude Code runs: this ``planmode`` by absolute path."""
+    script = argv0 if argv0 is not None else sys.argv[0]
+    if os.path.basename(script).startswith("planmode") and os.access(script, os.X_OK):
+        return f"{shlex.quote(os.path.abspath(script))} hook"
+    return f"{shlex.quote(python or sys.executable)} -m planmode hook"
+
+
+def is_planmode_hook(command: object) -> bool:
+    """A command that runs ``planmode hook`` (by any path, or ``python -m planmode hook``)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if len(words) >= 2 and words[-1] == "hook" and os.path.basename(words[-2]) == "planmode":
+        return True
+    return words[-3:] == ["-m", "planmode", "hook"]
+
+
+def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
+    """``settings`` with the planmode hooks in it (a new dict; ``settings`` is not changed)."""
+    merged = json.loads(json.dumps(settings))
+    hooks = merged.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SetupError(f"'hooks' is a {type(hooks).__name__}, not an object")
+    for event, matcher, timeout in HOOKS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise SetupError(f"'hooks.{event}' is a {type(groups).__name__}, not a list")
+        entry: dict[str, Any] = {"type": "command", "command": command}
+        if timeout is not None:
+            entry["timeout"] = timeout
+        if not _update_ours(groups, matcher, entry):
+            group: dict[str, Any] = {"hooks": [entry]}
+            if matcher is not None:
+                group = {"matcher": matcher, **group}
+            groups.append(group)
+    return merged
+
+
+def _update_ours(groups: list[Any], matcher: str | None, entry: dict[str, Any]) -> bool:
+    """Update a planmode hook already under ``matcher``; False when there is none."""
+    for group in groups:
+        if not isinstance(group, dict) or group.get("matcher") != matcher:
+            continue
+        listed = group.get("hooks")
+        if not isinstance(listed, list):
+            continue
+        for index, hook in enumerate(listed):
+            if isinstance(hook, dict) and is_planmode_hook(hook.get("command")):
+                listed[index] = {**hook, **entry}
+                return True
+    return False
+
+
+def settings_path(root: str, local: bool) -> str:
+    name = "settings.local.json" if local else "settings.json"
+    return os.path.join(root, ".claude", name)
+
+
+def read_settings(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SetupError(f"{path} is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise SetupError(f"{path} holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def write_settings(path: str, settings: dict[str, Any]) -> None:
+    """Atomically: Claude Code never reads half a file."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".settings.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(render(settings))
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def render(settings: dict[str, Any]) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def run(root: str, local: bool = False, show: bool = False, command: str | None = None) -> int:
+    """The verb: merge and write (or print); 1 with the reason on stderr when it cannot."""
+    path = settings_path(os.path.abspath(root), local)
+    hook = command or hook_command()
+    try:
+        current = read_settings(path)
+        merged = merge(current, hook)
+    except SetupError as exc:
+        sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
+        return 1
+    if show:
+        sys.stdout.write(render(merged))
+        return 0
+    if merged == current and os.path.exists(path):
+        sys.stdout.write(f"{path} already has the planmode hooks ({hook})\n")
+        return 0
+    try:
+        write_settings(path, merged)
+    except OSError as exc:
+        sys.stderr.write(f"planmode init: cannot write {path}: {exc}; nothing was changed\n")
+        return 1
+    sys.stdout.write(
+        f"wrote the planmode hooks to {path}: PreToolUse, PermissionRequest (ExitPlanMode), "
+        f"SessionEnd, each running {hook}\n"
+    )
+    return 0

@@ -1,0 +1,188 @@
+"""``planmode init claude-code``: merging the hooks into Claude Code's settings, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planmode.claude_setup import (
+    SetupError,
+    hook_command,
+    is_planmode_hook,
+    merge,
+)
+
+COMMAND = "/opt/venv/bin/planmode hook"
+
+
+def ours(settings: dict[str, Any], event: str) -> list[dict[str, Any]]:
+    return [
+        hook
+        for group in settings["hooks"][event]
+        for hook in group["hooks"]
+        if is_planmode_hook(hook["command"])
+    ]
+
+
+def test_the_three_hooks_into_an_empty_file() -> None:
+    merged = merge({}, COMMAND)
+    assert merged == {
+        "hooks": {
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": COMMAND}]}],
+            "PermissionRequest": [
+                {
+                    "matcher": "ExitPlanMode",
+                    "hooks": [{"type": "command", "command": COMMAND, "timeout": 86400}],
+                }
+            ],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": COMMAND}]}],
+        }
+    }
+
+
+def test_merging_keeps_the_users_keys_and_hooks_and_is_idempotent() -> None:
+    users = {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm test:*)"]},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]},
+                {"matcher": "*", "hooks": [{"type": "command", "command": "audit-log"}]},
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        },
+    }
+    before = json.dumps(users)
+    merged = merge(users, COMMAND)
+    assert json.dumps(users) == before  # the input is not changed
+    assert merged["model"] == "opus"
+    assert merged["permissions"] == users["permissions"]
+    assert merged["hooks"]["Stop"] == users["hooks"]["Stop"]
+    pre = merged["hooks"]["PreToolUse"]
+    assert pre[0] == users["hooks"]["PreToolUse"][0]  # type: ignore[index]
+    assert {"type": "command", "command": "audit-log"} in pre[1]["hooks"]
+    assert len(ours(merged, "PreToolUse")) == 1
+    assert merge(merged, COMMAND) == merged
+
+
+def test_a_planmode_hook_already_there_is_updated_in_place() -> None:
+    old = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "*", "hooks": [{"type": "command", "command": "planmode hook"}]}
+            ],
+            "PermissionRequest": [
+                {
+                    "matcher": "ExitPlanMode",
+                    "hooks": [
+                        {"type": "command", "command": "python3 -m planmode hook", "timeout": 60}
+                    ],
+                }
+            ],
+        }
+    }
+    merged = merge(old, COMMAND)
+    assert merged["hooks"]["PreToolUse"] == [
+        {"matcher": "*", "hooks": [{"type": "command", "command": COMMAND}]}
+    ]
+    permission = merged["hooks"]["PermissionRequest"][0]["hooks"]
+    assert permission == [{"type": "command", "command": COMMAND, "timeout": 86400}]
+    assert len(merged["hooks"]["SessionEnd"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("settings", "problem"),
+    [
+        ({"hooks": []}, "'hooks' is a list"),
+        ({"hooks": {"PreToolUse": {"matcher": "*"}}}, "'hooks.PreToolUse' is a dict"),
+    ],
+)
+def test_settings_that_cannot_hold_the_hooks(settings: dict[str, Any], problem: str) -> None:
+    with pytest.raises(SetupError, match=problem):
+        merge(settings, COMMAND)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("planmode hook", True),
+        ("/home/u/.venv/bin/planmode hook", True),
+        ("'/path with space/planmode' hook", True),
+        ("/usr/bin/python3 -m planmode hook", True),
+        ("planmode state", False),
+        ("my-planmode-wrapper hook", False),
+        ("echo 'unbalanced", False),
+        (None, False),
+    ],
+)
+def test_what_counts_as_a_planmode_hook(command: object, expected: bool) -> None:
+    assert is_planmode_hook(command) is expected
+
+
+def test_the_command_is_this_planmode_by_absolute_path(tmp_path: Path) -> None:
+    script = tmp_path / "bin dir" / "planmode"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    assert hook_command(str(script)) == f"'{script}' hook"
+    assert hook_command("/x/planmode/__main__.py", "/usr/bin/python3") == (
+        "/usr/bin/python3 -m planmode hook"
+    )
+    assert is_planmode_hook(hook_command(str(script)))
+
+
+# -- the CLI ----------------------------------------------------------------------------------
+def init(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planmode", "init", "claude-code", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_init_writes_the_settings_file_once(tmp_path: Path) -> None:
+    written = init(tmp_path)
+    assert written.returncode == 0, written.stderr
+    path = tmp_path / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    command = f"{sys.executable} -m planmode hook"
+    assert ours(settings, "PreToolUse") == [{"type": "command", "command": command}]
+    assert str(path) in written.stdout and command in written.stdout
+    before = path.stat().st_mtime_ns
+    again = init(tmp_path)
+    assert again.returncode == 0
+    assert "already has the planmode hooks" in again.stdout
+    assert path.stat().st_mtime_ns == before
+
+
+def test_init_local_and_print(tmp_path: Path) -> None:
+    shown = init(tmp_path, "--local", "--print")
+    assert shown.returncode == 0, shown.stderr
+    assert "PermissionRequest" in json.loads(shown.stdout)["hooks"]
+    assert not (tmp_path / ".claude").exists()
+    assert init(tmp_path, "--local").returncode == 0
+    assert (tmp_path / ".claude" / "settings.local.json").is_file()
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+
+
+@pytest.mark.parametrize("text", ['{"hooks": {', "[1, 2]", '{"hooks": []}'])
+def test_init_leaves_a_file_it_cannot_merge_untouched(tmp_path: Path, text: str) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    os.utime(path, (1, 1))
+    failed = init(tmp_path)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("planmode init: ")
+    assert str(path) in failed.stderr or "'hooks' is a list" in failed.stderr
+    assert "nothing was changed" in failed.stderr
+    assert path.read_text() == text
+    assert path.stat().st_mtime == 1
+    assert failed.stdout == ""
