@@ -421,3 +421,23 @@ def fill(template: str, **values: object) -> str:
         if name in values:
             template = template.replace("{" + name + "}", str(values[name]))
     return template.replace("{{", "{").replace("}}", "}")
+
+
+# The over-denials: plainly read-only, allowed while planning, working in the sandbox
+# (through checkTool and its answer). `lsof -i` only runs: in either sandbox it sees no other
+# process's sockets.
+OVER_DENIED: list[tuple[str, str]] = [
+    ("awk '{print $1}' src/a.txt", "alpha"),
+    ("awk -F: '{print NF}' src/a.txt", "1"),
+    ("python3 --version", "Python 3"),
+    ("node --version", "v"),
+    ("git --version", "git version"),
+    ("npm ls", "(empty)"),
+    ("pip list", "pip"),
+    ("git tag -l", "v1"),
+    ("git branch --contains HEAD", "main"),
+    ("git reflog -1", "HEAD@{0}"),
+    ("ps", "PID"),
+    ("lsof -i", ""),
+    ("cat <<'EOF'\nheredoc $HOME\nEOF", "heredoc $HOME"),
+]

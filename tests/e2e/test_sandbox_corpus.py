@@ -30,7 +30,7 @@ import pytest
 from planmode.discovery import Connection, connect
 from planmode.sandbox import BWRAP, LANDLOCK, landlock
 from planmode.sandbox.probe import Availability, detect
-from tests.e2e.sandbox_corpus import CORPUS, READ_ONLY, fill
+from tests.e2e.sandbox_corpus import CORPUS, OVER_DENIED, READ_ONLY, fill
 from tests.e2e.stdio_server import StdioServer
 
 PLAN = "# The plan\n\n1. Read everything.\n"
@@ -304,6 +304,26 @@ def test_read_only_commands_still_work(world: World, mechanism: str) -> None:
         text = done.stdout.decode(errors="replace")
         if done.returncode != 0 or expected not in text:
             failures.append((command, done.returncode, text[-300:], done.stderr[-300:]))
+    assert not failures, json.dumps(failures, indent=1, default=str)
+    assert not changes(before, snapshot(world.ws, world.home, world.out))
+
+
+def test_the_over_denied_commands_are_allowed_and_work_sandboxed(world: World) -> None:
+    """Issue 12's over-denials, the way an agent runs them: allowed, then run as answered."""
+    before = snapshot(world.ws, world.home, world.out)
+    failures = []
+    with connect(world.ws) as conn:
+        for command, expected in OVER_DENIED:
+            decision = _check(conn, command)
+            if decision["behavior"] != "allow":
+                failures.append((command, decision))
+                continue
+            if "sandbox" not in decision:  # classifier only here
+                continue
+            done = run(decision["sandbox"]["argv"], world)
+            text = done.stdout.decode(errors="replace")
+            if expected not in text or (expected and done.returncode != 0):
+                failures.append((command, done.returncode, text[-300:], done.stderr[-300:]))
     assert not failures, json.dumps(failures, indent=1, default=str)
     assert not changes(before, snapshot(world.ws, world.home, world.out))
 
