@@ -565,6 +565,8 @@ def test_a_failing_decision_is_a_deny_naming_the_failure(
     decision = decide("Bash", {"command": "ls"}, _context(tmp_path))
     assert decision.behavior == "deny"
     assert "RecursionError" in (decision.message or "")
+    # plan mode's own rule: the Claude Code hook speaks only for rules starting with "plan."
+    assert decision.rule == "plan.error"
 
 
 @settings(max_examples=150, deadline=None)

@@ -92,6 +92,7 @@ RULE_PLAN_AGENT = "plan.agent"
 RULE_PLAN_EXIT = "plan.exit"
 RULE_PLAN_ENTER = "plan.enter"
 RULE_PLAN_TOOL = "plan.tool"
+RULE_PLAN_ERROR = "plan.error"  # the decision itself failed while planning: deny
 RULE_SETTINGS_DENY = "settings.deny"
 RULE_SETTINGS_ASK = "settings.ask"
 RULE_SETTINGS_ALLOW = "settings.allow"
@@ -349,7 +350,9 @@ def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> De
     try:
         return _decide(tool, tool_input, context)
     except Exception as exc:  # RecursionError, UnicodeError, a checker's bug: fail closed
-        return deny("an internal error (fail closed)", f"{type(exc).__name__}: {exc}")
+        # While planning the rule is plan mode's own, so the Claude Code hook speaks for it.
+        rule = RULE_PLAN_ERROR if context.mode == "plan" else RULE_MODE
+        return deny("an internal error (fail closed)", f"{type(exc).__name__}: {exc}", rule)
 
 
 def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
