@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -38,19 +38,23 @@ REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verificati
 USER_LINE = "3. Mention it in the README.\n"
 
 
-def claude_settings(plans_directory: str | None) -> dict[str, object]:
-    """The hooks as the README gives them, `planmode` found on the hook's PATH."""
-    command = {"type": "command", "command": "planmode hook"}
-    return {
-        **({"plansDirectory": plans_directory} if plans_directory else {}),
-        "hooks": {
-            "PreToolUse": [{"matcher": "*", "hooks": [command]}],
-            "PermissionRequest": [
-                {"matcher": "ExitPlanMode", "hooks": [{**command, "timeout": 86400}]}
-            ],
-            "SessionEnd": [{"hooks": [command]}],
-        },
-    }
+def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
+    """The user's own Claude Code settings; ``planmode init claude-code`` merges the hooks in."""
+    settings = root / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"plansDirectory": plans_directory} if plans_directory else {}))
+    planmode = Path(sys.executable).parent / "planmode"
+    init = subprocess.run(
+        [str(planmode), "init", "claude-code"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert init.returncode == 0, init.stderr
+    written = json.loads(settings.read_text())
+    assert written.get("plansDirectory") == plans_directory, written
+    assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
 
 
 async def endpoint(root: Path) -> None:
@@ -78,10 +82,7 @@ async def test_plan_mode_in_real_claude_code(
     root = (tmp_path / "workspace").resolve()
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(ORIGINAL)
-    (root / ".claude").mkdir()
-    (root / ".claude" / "settings.json").write_text(
-        json.dumps(claude_settings(plans_directory), indent=2)
-    )
+    set_up_claude_code(root, plans_directory)
     home = tmp_path / "home"
     prepare_home(home, root)
 
@@ -89,15 +90,7 @@ async def test_plan_mode_in_real_claude_code(
     base_url = api.start()
     async with running_editor(root, home) as editor:
         await endpoint(root)
-        venv_bin = Path(sys.executable).parent
-        claude = ClaudeCode(
-            version,
-            root,
-            home,
-            base_url,
-            tmp_path,
-            extra_env={"PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"},
-        )
+        claude = ClaudeCode(version, root, home, base_url, tmp_path)
         try:
             plans = root / plans_directory if plans_directory else home / ".claude" / "plans"
             # Where this version runs the hook's rewritten Bash line unasked, it runs it in

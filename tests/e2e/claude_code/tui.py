@@ -148,8 +148,9 @@ class ClaudeCode:
         self._tmux("send-keys", *keys)
 
     def type(self, line: str) -> None:
+        """Type ``line`` into the prompt and press Enter once the prompt shows it."""
         self._tmux("send-keys", "-l", line)
-        time.sleep(0.3)
+        self.wait_screen(lambda shown: line in shown, 10)
         self._tmux("send-keys", "Enter")
 
     def debug_log(self) -> str:
