@@ -36,6 +36,7 @@ PLAN = "# Greet by name\n\n1. Read the name from argv in src/app.py.\n\n## Verif
 FEEDBACK = "Add a test for the greeting."
 REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
 USER_LINE = "3. Mention it in the README.\n"
+FAREWELL = "# Farewell\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
 
 
 def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
@@ -177,14 +178,36 @@ async def plan_in_claude_code(
     state = await editor.state(agent.claude.session_id)
     assert state["mode"] == "acceptEdits", state
     assert state["grantedPrompts"], state
-    await asyncio.to_thread(agent.claude.wait_screen, r"accept edits on", 10)
+    await asyncio.to_thread(agent.claude.wait_status, r"accept edits on")
     implemented = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
     assert "updated successfully" in implemented.result_text(), implemented.result_text()
     assert app.read_text() == "print('hi')\n"
 
-    # /exit ends the session: SessionEnd revokes what the approved plan granted.
+    # The user switches back to plan mode (shift+tab) for a follow-up: the same plan file again,
+    # approved unedited this time — the model is told so — and the mode from before comes back.
     agent.say("Done.")
     await asyncio.to_thread(agent.claude.wait_screen, r"Done\.", 10)
+    await asyncio.to_thread(agent.claude.cycle_mode, "plan mode on")
+    follow_up = await agent.prompt("Also plan a farewell")
+    assert agent.plan_path == plan, follow_up.all_text()[-2000:]
+    await agent.call("Read", {"file_path": str(plan)})
+    again = await agent.call("Write", {"file_path": str(plan), "content": FAREWELL})
+    assert "updated successfully" in again.result_text(), again.result_text()
+    await agent.load("ExitPlanMode")
+    agent.exit_plan_mode(allowed_prompts=[{"tool": "Bash", "prompt": "run tests"}])
+    await editor.wait_for("planMode/approvalRequested", count=3, timeout=30)
+    editor.change(plan, plan.read_text())
+    await editor.run_lens(await lens(editor, plan, "Approve plan"))
+    unedited = (await agent.turn()).result_text()
+    assert f"## Approved Plan:\n{FAREWELL}" in unedited, unedited
+    assert "edited by user" not in unedited, unedited
+    state = await editor.state(agent.claude.session_id)
+    assert state["mode"] == "acceptEdits" and state["grantedPrompts"], state
+    await asyncio.to_thread(agent.claude.wait_status, r"accept edits on")
+
+    # /exit ends the session: SessionEnd revokes what the approved plan granted.
+    agent.say("Planned.")
+    await asyncio.to_thread(agent.claude.wait_screen, r"Planned\.", 10)
     agent.claude.type("/exit")
     await asyncio.to_thread(agent.claude.wait_exit, 30)
     ended = await editor.state_until(

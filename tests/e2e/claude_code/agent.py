@@ -32,7 +32,7 @@ class Agent:
 
     async def prompt(self, line: str, timeout: float = 60.0) -> Request:
         """The user types ``line``; the first request of the turn."""
-        await asyncio.to_thread(self.claude.wait_screen, r"plan mode on", timeout)
+        await asyncio.to_thread(self.claude.wait_status, r"plan mode on", timeout)
         self.claude.type(line)
         request = await self.turn(timeout)
         found = PLAN_PATH.search(request.all_text())

@@ -133,6 +133,18 @@ class ClaudeCode:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-J", "-S", "-200")
 
+    def status(self) -> str:
+        """The status line under the prompt (the visible pane's last lines): the mode."""
+        lines = [line for line in self._tmux("capture-pane", "-p").splitlines() if line.strip()]
+        return "\n".join(lines[-3:])
+
+    def wait_status(self, pattern: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while re.search(pattern, self.status()) is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the status line never showed {pattern!r}:\n{self.status()}")
+            time.sleep(0.1)
+
     def wait_screen(self, pattern: str | Callable[[str], bool], timeout: float = 30.0) -> str:
         check = pattern if callable(pattern) else (lambda s: re.search(pattern, s) is not None)
         deadline = time.monotonic() + timeout
@@ -152,6 +164,17 @@ class ClaudeCode:
         self._tmux("send-keys", "-l", line)
         self.wait_screen(lambda shown: line in shown, 10)
         self._tmux("send-keys", "Enter")
+
+    def cycle_mode(self, shown: str, presses: int = 4) -> None:
+        """Press shift+tab (Claude Code's mode switch) until the status line shows ``shown``."""
+        for _ in range(presses):
+            self.keys("BTab")
+            try:
+                self.wait_status(shown, 3)
+                return
+            except TimeoutError:
+                continue
+        raise TimeoutError(f"shift+tab never reached {shown!r}; the screen:\n{self.screen()}")
 
     def debug_log(self) -> str:
         try:
