@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,10 @@ SERVERS = {
     "bare": [sys.executable, str(HERE / "bare_server.py")],
 }
 TARGETS = {"checkTool": 1.5, "start-up": 1.2, "codeLens 5k lines": 3.0}
+# The Claude Code hook runs before every tool call: per call against a bare `python -c pass`.
+HOOK_TARGET = 2.0
+HOOK_ROUNDS = 40
+BARE_PYTHON = [sys.executable, "-c", "pass"]
 # Start-ups are short and the machine is shared: more of them, bare and planmode alternating.
 STARTUP_ROUNDS = 15
 # The sandbox may add this much to each planning Bash command (docs/sandbox.md).
@@ -346,6 +351,76 @@ def sandbox_overhead(rounds: int) -> int:
     return misses
 
 
+def hook_events(root: Path) -> list[bytes]:
+    """PreToolUse payloads as Claude Code 2.x sends them, in plan mode: a read (no answer), a
+    read-only Bash line (allowed), a write (denied)."""
+    base = {
+        "session_id": "bench-session",
+        "transcript_path": str(root / "transcript.jsonl"),
+        "cwd": str(root),
+        "permission_mode": "plan",
+        "hook_event_name": "PreToolUse",
+        "tool_use_id": "toolu_bench",
+    }
+    calls = [
+        ("Read", {"file_path": str(root / "src" / "app.py")}),
+        ("Bash", {"command": "ls src", "description": "List src"}),
+        ("Write", {"file_path": str(root / "src" / "app.py"), "content": "x = 1\n"}),
+    ]
+    return [
+        json.dumps({**base, "tool_name": tool, "tool_input": tool_input}).encode()
+        for tool, tool_input in calls
+    ]
+
+
+def run_with(argv: list[str], stdin: bytes) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+async def hook_per_call(rounds: int) -> int:
+    """``planmode hook`` (the installed script, as Claude Code runs it) against a running
+    server, per call, interleaved with ``python -c pass``."""
+    script = Path(sys.executable).with_name("planmode")
+    hook = [str(script), "hook"] if script.exists() else [sys.executable, "-m", "planmode", "hook"]
+    with tempfile.TemporaryDirectory(prefix="planmode-bench-") as tmp:
+        root = Path(tmp).resolve()
+        (root / "src").mkdir()
+        (root / "src" / "app.py").write_text("print('hi')\n")
+        # Claude Code's transcript names its plan file, so the write is decided at once.
+        plan = root / "plans" / "bench-plan.md"
+        attachment = {"type": "plan_mode", "isSubAgent": False, "planFilePath": str(plan)}
+        line = {"type": "attachment", "slug": "bench-plan", "attachment": attachment}
+        (root / "transcript.jsonl").write_text(json.dumps(line) + "\n")
+        bench = Client(root)
+        await bench.start(SERVERS["planmode"])
+        try:
+            discovery = root / ".claude" / "plan-mode" / "endpoint.json"
+            for _ in range(500):
+                if discovery.exists():
+                    break
+                await asyncio.sleep(0.01)
+            events = hook_events(root)
+            loop = asyncio.get_running_loop()
+            bare, ours = [], []
+            for n in range(rounds):
+                event = events[n % len(events)]
+                bare.append(await loop.run_in_executor(None, run_with, BARE_PYTHON, b""))
+                ours.append(await loop.run_in_executor(None, run_with, hook, event))
+        finally:
+            await bench.stop()
+    value, base = statistics.median(ours), statistics.median(bare)
+    ratio = value / base
+    ok = ratio <= HOOK_TARGET
+    print(f"\n{'Claude Code hook':<22}{'per call':>12}{'python -c pass':>16}{'ratio':>8}  target")
+    print(
+        f"{'planmode hook':<22}{value * 1000:>10.2f}ms{base * 1000:>14.2f}ms{ratio:>7.2f}×"
+        f"  ≤ {HOOK_TARGET}×  {'ok' if ok else 'MISSED'}"
+    )
+    return 0 if ok else 1
+
+
 async def main(rounds: int) -> int:
     print(
         f"planmode benchmark: median of {rounds} rounds per figure, {STARTUP_ROUNDS} start-ups "
@@ -355,6 +430,7 @@ async def main(rounds: int) -> int:
     bare = startup["bare"] | await measure("bare", rounds)
     ours = startup["planmode"] | await measure("planmode", rounds)
     misses = report(ours, bare)
+    misses += await hook_per_call(HOOK_ROUNDS)
     misses += sandbox_overhead(rounds)
     print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
     return 0

@@ -19,14 +19,26 @@ only when plan mode has one (docs/claude-code.md):
 No server for the workspace: nothing is printed (Claude Code asks as usual). A server that
 fails or does not answer while the session plans: the call is denied (fail closed).
 
-Stdlib only, and only what this path needs: it runs before every tool call.
+Stdlib only, and only what this path needs: it runs before every tool call, so its start-up
+is measured (``make bench``): no ``json`` module (its import pulls in ``re`` and ``enum`` and
+costs as much again as Python's own start-up) but the C codec under it, and no ``socket``
+module but ``_socket``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+
+# Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+try:
+    import _json
+except ImportError:  # another Python: the json module does the same, slower to import
+    _json = None  # type: ignore[assignment]
 
 DISCOVERY = os.path.join(".claude", "plan-mode", "endpoint.json")
 # A PreToolUse answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
@@ -36,6 +48,54 @@ TIMEOUT = 20.0
 VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
 # The newest Claude Code measured to run a hook-rewritten Bash line without asking.
 SANDBOX_REWRITE_UP_TO = (2, 1, 197)
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads from its context (json.decoder.JSONDecoder's)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {
+        "NaN": float("nan"),
+        "Infinity": float("inf"),
+        "-Infinity": float("-inf"),
+    }.__getitem__
+
+
+def loads(data: bytes | str) -> Any:
+    """``json.loads``, through the C scanner json itself uses."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    if _json is None:
+        import json
+
+        return json.loads(text)
+    text = text.strip(" \t\n\r")
+    try:
+        value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+    except StopIteration as stop:
+        raise ValueError(f"not JSON at character {stop.value}") from None
+    if end != len(text):
+        raise ValueError(f"extra data at character {end}")
+    return value
+
+
+def _unencodable(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def dumps(value: object) -> str:
+    """``json.dumps`` (compact), through the C encoder json itself uses."""
+    if _json is None:
+        import json
+
+        return json.dumps(value, separators=(",", ":"))
+    encoder = _json.make_encoder(
+        {}, _unencodable, _json.encode_basestring_ascii, None, ":", ",", False, False, True
+    )
+    return "".join(encoder(value, 0))
 
 
 class HookError(Exception):
@@ -62,22 +122,22 @@ def request(root: str, method: str, params: dict, timeout: float | None) -> dict
     """One JSON-RPC request to the server's agent endpoint; its result."""
     try:
         with open(os.path.join(root, DISCOVERY), "rb") as stream:
-            info = json.loads(stream.read())
+            info = loads(stream.read())
         pid = info["pid"]
         address = info["socket"]
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         raise NoServer from None
-    import socket
+    import _socket
 
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         try:
             sock.connect(address)
         except OSError:
             raise NoServer from None
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        body = dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
         data = body.encode()
         sock.sendall(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
         return _answer(sock)
@@ -102,7 +162,7 @@ def _answer(sock: object) -> dict:
             raise HookError("the plan-mode server sent a message without Content-Length")
         while len(buffer) < length:
             buffer += _recv(sock)
-        message = json.loads(buffer[:length])
+        message = loads(buffer[:length])
         buffer = buffer[length:]
         if not isinstance(message, dict) or message.get("id") != 1 or "method" in message:
             continue  # a notification
@@ -283,7 +343,7 @@ def answer(event: dict) -> dict | None:
 
 def run() -> int:
     try:
-        event = json.loads(sys.stdin.buffer.read())
+        event = loads(sys.stdin.buffer.read())
     except ValueError as exc:
         sys.stderr.write(f"planmode hook: the hook input is not JSON: {exc}\n")
         return 1
@@ -292,7 +352,7 @@ def run() -> int:
         return 1
     output = answer(event)
     if output is not None:
-        sys.stdout.write(json.dumps(output) + "\n")
+        sys.stdout.write(dumps(output) + "\n")
     return 0
 
 

@@ -1,0 +1,57 @@
+"""The hook's JSON codec (json's own C scanner and encoder, without importing json) agrees
+with the json module."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planmode import hook
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON)
+def test_round_trips_like_json(value: Any) -> None:
+    text = hook.dumps(value)
+    assert json.loads(text) == value
+    assert hook.loads(text) == value
+    assert hook.loads(json.dumps(value, indent=2).encode()) == value
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "{", '{"a": }', "[1] x", "{'a': 1}", b"\xff"])
+def test_what_is_not_json_is_a_value_error(bad: str | bytes) -> None:
+    with pytest.raises(ValueError):
+        hook.loads(bad)
+
+
+def test_unencodable_values_are_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        hook.dumps({"x": object()})
+
+
+def test_the_hook_path_imports_neither_json_nor_socket_nor_typing() -> None:
+    """What `planmode hook` loads before it reads its input: measured in make bench."""
+    code = (
+        "import sys; sys.argv = ['planmode', 'hook']; import planmode.cli, planmode.hook; "
+        "print(' '.join(sorted(m for m in ('json', 'socket', 'typing', 're', 'pathlib', "
+        "'pydantic', 'pygls', 'argparse') if m in sys.modules)))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert loaded == []
