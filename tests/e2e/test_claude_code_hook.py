@@ -152,6 +152,10 @@ async def test_a_recorded_session_from_plan_to_approved_edits(
     await editor.until(lambda: editor.client.shown_documents)
     assert editor.client.shown_documents[-1].uri == plan.as_uri()
     editor.open(plan)
+    # Diagnostics on Claude Code's file too: the recorded plan has no verification step.
+    await editor.until(lambda: editor.client.diagnostics.get(plan.as_uri()), 10)
+    codes = {d.code for d in editor.client.diagnostics[plan.as_uri()]}
+    assert "no-verification" in codes, codes
     edited = plan.read_text() + "2. And a test.\n"
     editor.change(plan, edited)
     lenses = await editor.lenses(plan)
