@@ -216,6 +216,19 @@ def test_a_path_whose_lexical_and_resolved_readings_differ_is_denied(
         assert run(hops, tool, given).behavior == "deny"
 
 
+def test_accept_edits_asks_when_one_reading_of_the_path_leaves_the_workspace(
+    hops: dict[str, Path],
+) -> None:
+    root = hops["root"]
+    # into-plans -> .claude/plans/sub: the kernel stays inside; the text leaves the root.
+    raw = "into-plans/../../outside.txt"
+    assert resolve_path(raw, root) == root / ".claude" / "outside.txt"
+    decision = run(hops, "Write", {"file_path": raw}, mode="acceptEdits")
+    assert decision.behavior == "ask"
+    assert f"{root.parent / 'outside.txt'}, read lexically" in str(decision.message)
+    assert run(hops, "Write", {"file_path": "src/new.py"}, mode="acceptEdits").behavior == "allow"
+
+
 @pytest.mark.parametrize(
     "raw",
     [

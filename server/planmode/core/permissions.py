@@ -469,11 +469,15 @@ def _decide_outside_plan(
             return allow(RULE_GRANT)
         return ask(f"Run {command!r}?")
     if tool in EDIT_TOOLS and context.mode in {"acceptEdits", "auto"}:
+        raw = tool_input.get("file_path")
         try:
-            target = resolve_path(tool_input.get("file_path"), context.root)
+            target = resolve_path(raw, context.root)
+            lexical = lexical_path(raw, context.root)
         except UnsafePath as exc:
             return deny("file path check", str(exc))
-        if _inside(target, context.root):
+        # Both readings of the path inside, as for the plan file (plan_path_refusal).
+        if _inside(target, context.root) and _inside(lexical, context.root):
             return allow()
-        return ask(f"{tool} of {target}, outside the workspace?")
+        where = target if lexical == target else f"{target} (or {lexical}, read lexically)"
+        return ask(f"{tool} of {where}, outside the workspace?")
     return ask(f"Allow {tool}?")

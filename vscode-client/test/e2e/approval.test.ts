@@ -26,6 +26,7 @@ interface ExitResult {
   feedback: string | null;
   remark: string | null;
   comments: { text: string; quote: string; headingPath: string[]; line: number; outdated: boolean }[];
+  grantedPrompts: { tool: string; prompt: string }[];
   toolResult: string;
 }
 
@@ -201,14 +202,24 @@ step("a comment added through the gutter's + reaches the agent with its anchor o
 });
 
 step("an edit in the editor shows in the lens, and the edited plan is approved", async (page) => {
-  const exit = agent.request<ExitResult>("planMode/exit", {});
+  // The plan asks to run the tests afterwards: shown, with the exact rule, before it is granted.
+  const allowedPrompts = [{ tool: "Bash", prompt: "run tests" }];
+  const exit = agent.request<ExitResult>("planMode/exit", { allowedPrompts });
   exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
-  await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
+  await lens(page, /^Approve plan and allow “run tests” \(test commands\)/).waitFor({ timeout: 30_000 });
+  const announced = toast(page, "A plan is ready for review. Approving also allows these commands without asking:");
+  await announced.waitFor({ timeout: 15_000 });
+  assert.match(await announced.innerText(), /Bash “run tests” \(category test\): `pytest`, `python -m pytest`/);
+  await editor.screenshot("2-grants-notification");
+  await statusItem(page, "Plan ready for review").hover();
+  await page.getByText(/Approving also allows these commands without asking/).first().waitFor({ timeout: 10_000 });
+  await editor.screenshot("2-grants-tooltip");
+  await page.mouse.move(640, 300);
   // Type a line at the end of the plan without saving: the server reads the open buffer.
   await page.locator(".monaco-editor .view-lines").first().click();
   await page.keyboard.press("Control+End");
   await page.keyboard.type("3. Handle an empty name.");
-  const edited = lens(page, /^Approve plan \(edited: \+1 −0\b/);
+  const edited = lens(page, /^Approve plan \(edited: \+1 −0\b.* and allow “run tests”/);
   await edited.waitFor({ timeout: 30_000 });
   await editor.screenshot("2-plan-edited");
   await editor.screenshot("lenses", { x: 348, y: 70, width: 660, height: 170 });
@@ -232,6 +243,7 @@ step("an edit in the editor shows in the lens, and the edited plan is approved",
   assert.equal(result.restoredMode, "default");
   assert.match(result.toolResult, /## Approved Plan \(edited by user\):/);
   assert.match(result.toolResult, /3\. Handle an empty name\./);
+  assert.deepEqual(result.grantedPrompts, allowedPrompts);
   await statusItem(page, "Default").waitFor({ timeout: 15_000 });
   await lens(page, /^Approve plan/).waitFor({ state: "detached", timeout: 15_000 });
   await editor.screenshot("3-approved");
