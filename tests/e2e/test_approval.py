@@ -409,7 +409,8 @@ async def test_allowed_prompts_are_shown_with_their_rules_before_they_are_grante
     approve, accept_edits, reject = await editor.lenses(plan_path)
     shown = " and allow “run tests” (test commands); `npm run dev`; “deploy; rm -rf /” (nothing)"
     assert approve.command and approve.command.title == "Approve plan" + shown
-    assert accept_edits.command and accept_edits.command.title.endswith(shown)
+    assert accept_edits.command
+    assert accept_edits.command.title == "Approve & auto-accept edits and allow the same"
     for lens in (approve, accept_edits):
         assert lens.command and lens.command.tooltip == (
             "Approving also allows these commands without asking:\n"

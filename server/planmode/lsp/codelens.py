@@ -47,9 +47,8 @@ def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> li
     rules = approval.grants()
     if rules:
         # Shown before they are granted: the prompts in the titles, the exact rules on hover.
-        allows = " and allow " + "; ".join(rule.label() for rule in rules)
-        title += allows
-        accept_edits_title += allows
+        title += " and allow " + "; ".join(rule.label() for rule in rules)
+        accept_edits_title += " and allow the same"
         tooltip = "Approving also allows these commands without asking:\n" + "\n".join(
             f"• {rule.describe()}" for rule in rules
         )

@@ -211,9 +211,22 @@ step("an edit in the editor shows in the lens, and the edited plan is approved",
   await announced.waitFor({ timeout: 15_000 });
   assert.match(await announced.innerText(), /Bash “run tests” \(category test\): `pytest`, `python -m pytest`/);
   await editor.screenshot("2-grants-notification");
+  // With the notification gone, the status bar's tooltip lists the same rules.
+  await page.keyboard.press("F1");
+  const command = page.locator(".quick-input-widget input");
+  await command.fill(">Notifications: Clear All Notifications");
+  await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Clear All Notifications" }).first().waitFor();
+  await command.press("Enter");
+  await announced.waitFor({ state: "detached", timeout: 10_000 });
+  // The hover itself (the notification's text also lives in an off-screen screen-reader alert).
+  const tooltip = page.locator(".workbench-hover", { hasText: "The agent is waiting for your review" });
   await statusItem(page, "Plan ready for review").hover();
-  await page.getByText(/Approving also allows these commands without asking/).first().waitFor({ timeout: 10_000 });
+  await tooltip.waitFor({ timeout: 10_000 });
   await editor.screenshot("2-grants-tooltip");
+  assert.match(
+    await tooltip.innerText(),
+    /Approving also allows these commands without asking:\s*• Bash “run tests” \(category test\): `pytest`/,
+  );
   await page.mouse.move(640, 300);
   // Type a line at the end of the plan without saving: the server reads the open buffer.
   await page.locator(".monaco-editor .view-lines").first().click();
