@@ -37,6 +37,14 @@ FEEDBACK = "Add a test for the greeting."
 REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
 USER_LINE = "3. Mention it in the README.\n"
 FAREWELL = "# Farewell\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
+# Review comments the user writes into the plan (README "Reviewing with comments").
+COMMENT = "> [!review] Which argument: the first, or --name?\n"
+COMMENT_TOLD = (
+    "The user's comments on the plan, each on the text it quotes:\n"
+    "1. under “Greet by name” on line 3: “1. Read the name from argv in src/app.py.”\n"
+    "   Which argument: the first, or --name?"
+)
+NOTE = "> [!review] Keep the test short.\n"
 
 
 def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
@@ -149,12 +157,16 @@ async def plan_in_claude_code(
     assert requested["sessionId"] == agent.claude.session_id
     await editor.until(lambda: plan.as_uri() in [d.uri for d in editor.client.shown_documents])
     editor.open(plan)
-    reject = await lens(editor, plan, "Reject")
+    # The user comments on the first step in the editor, then rejects with feedback: the model
+    # reads both, the comment with what it quotes.
+    editor.change(plan, PLAN.replace("src/app.py.\n", "src/app.py.\n" + COMMENT))
+    reject = await lens(editor, plan, "Reject… (1 comment)")
     assert reject.command is not None
     arguments = list(reject.command.arguments or [])
     await editor.execute(reject.command.command, [{**arguments[0], "feedback": FEEDBACK}])
     rejected = await agent.turn()
-    assert FEEDBACK in denied(rejected)
+    told = denied(rejected)
+    assert FEEDBACK in told and COMMENT_TOLD in told, told
     state = await editor.state(agent.claude.session_id)
     assert state["mode"] == "plan", state
 
@@ -165,14 +177,20 @@ async def plan_in_claude_code(
     agent.exit_plan_mode(allowed_prompts=[{"tool": "Bash", "prompt": "run tests"}])
     await editor.wait_for("planMode/approvalRequested", count=2, timeout=30)
     editor.change(plan, plan.read_text())  # the editor shows what is on disk
-    editor.change(plan, REVISED + USER_LINE)
+    edited = REVISED + USER_LINE
+    editor.change(plan, edited.replace("2. Add a test.\n", "2. Add a test.\n" + NOTE))
     approve = await lens(editor, plan, "auto-accept")
     await editor.run_lens(approve)
     approved = await agent.turn()
     result = approved.result_text()
     assert "User has approved your plan" in result, result
     assert USER_LINE.strip() in result and "2. Add a test." in result, result
-    assert plan.read_text() == REVISED + USER_LINE
+    # The note reaches the model at the end of the approved plan (the only text of an approval
+    # it reads), and Claude Code keeps that text in its plan file; the comment line does not.
+    notes = "## The user's notes with the approval:"
+    assert result.index(USER_LINE.strip()) < result.index(notes), result
+    assert "   Keep the test short." in result and "[!review]" not in result, result
+    assert plan.read_text().startswith(edited) and notes in plan.read_text()
 
     # Claude Code now runs in the mode chosen in the editor: the write goes through unasked.
     state = await editor.state(agent.claude.session_id)
