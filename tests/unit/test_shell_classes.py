@@ -20,6 +20,7 @@ from planmode.core.shell import (
     check,
     command_words,
     git_environment,
+    git_environment_for,
     harmless_variable,
     is_single_simple_command,
     rule_forms,
@@ -497,6 +498,48 @@ def test_allowed_git_reads_run_no_committed_configuration(
         ["bash", "-c", command], cwd=hostile_workspace / where, env=env, capture_output=True
     )
     assert not marker.exists(), marker.read_text()
+
+
+def test_git_environment_for_finds_the_workspace_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+    (plain / "src").mkdir()
+    assert git_environment_for(plain / "src")["GIT_DIR"] == str(plain / ".git")
+    assert git_environment_for(plain / "src")["GIT_WORK_TREE"] == str(plain)
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {plain / '.git'}\n")
+    assert git_environment_for(worktree)["GIT_DIR"] == str(plain / ".git")
+    assert git_environment_for(tmp_path)["GIT_DIR"].startswith("/nonexistent")
+
+
+def test_planning_bash_runs_git_with_the_workspace_configuration_only(
+    hostile_workspace: Path,
+) -> None:
+    """The agent's path: checkTool allows `git status` while planning and answers with the
+    sandbox argv; run from inside the committed repositories, it runs none of their programs."""
+    from planmode.core.service import PlanModeService
+    from planmode.core.settings import Settings
+
+    service = PlanModeService(hostile_workspace, Settings.model_validate({}))
+    session = service.session("s1")
+    service.enter(session)
+    if service.sandbox.mechanism is None:
+        pytest.skip(f"no sandbox here: {service.sandbox.detail}")
+    marker = hostile_workspace.parent / "pwned"
+    for where, command in GIT_READS_IN_HOSTILE_PLACES:
+        wire = service.check_tool(session, "Bash", {"command": command}).to_wire()
+        assert wire["behavior"] == "allow", wire
+        assert "GIT_DIR=" + str(hostile_workspace / ".git") in wire["sandbox"]["argv"]
+        marker.unlink(missing_ok=True)
+        subprocess.run(
+            wire["sandbox"]["argv"],
+            cwd=hostile_workspace / where,
+            capture_output=True,
+            timeout=30,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(hostile_workspace.parent)},
+        )
+        assert not marker.exists(), (where, command, marker.read_text())
 
 
 def test_without_a_repository_git_finds_none(tmp_path: Path) -> None:

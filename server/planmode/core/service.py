@@ -26,6 +26,7 @@ from planmode.core import (
     plans,
     prompts,
     review,
+    shell,
     teams,
     transcripts,
     workflow,
@@ -466,7 +467,9 @@ class PlanModeService:
         """An allowed planning Bash command carries how to run it in the sandbox; without
         one, ``requireSandbox`` turns the allow into a deny."""
         available = self.sandbox
-        wrapped = available.wrap(command, hide)
+        # git opens only the workspace's own repository, with the settings that run programs
+        # neutralised (a committed bare or vendored repository's config never runs).
+        wrapped = available.wrap(command, hide, shell.git_environment_for(self.root))
         if wrapped is not None:
             sandbox = {**wrapped.to_wire(), "required": self.settings.requireSandbox}
             return replace(decision, sandbox=sandbox)

@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -1036,7 +1037,6 @@ def git_environment(git_dir: str | None, work_tree: str | None) -> dict[str, str
         "core.sshCommand": "false",
         "core.askPass": "false",
         "safe.bareRepository": "explicit",
-        "diff.external": "",
         "log.showSignature": "false",
         "gpg.program": "false",
         "gpg.ssh.program": "false",
@@ -1053,6 +1053,25 @@ def git_environment(git_dir: str | None, work_tree: str | None) -> dict[str, str
         env["GIT_WORK_TREE"] = work_tree
     env["GIT_CEILING_DIRECTORIES"] = "/"
     return env
+
+
+def git_environment_for(root: Path) -> dict[str, str]:
+    """:func:`git_environment` for the repository holding ``root`` (walking up to the first
+    ``.git``: a directory, or a file naming one with ``gitdir:`` as worktrees have)."""
+    for directory in (root, *root.parents):
+        dot_git = directory / ".git"
+        try:
+            if dot_git.is_dir():
+                return git_environment(str(dot_git), str(directory))
+            if dot_git.is_file():
+                first = dot_git.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]
+                if first.startswith("gitdir:"):
+                    target = (directory / first.removeprefix("gitdir:").strip()).resolve()
+                    return git_environment(str(target), str(directory))
+                return git_environment(None, None)
+        except OSError:
+            return git_environment(None, None)
+    return git_environment(None, None)
 
 
 # -- the read-only table ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ CHOICES = ("auto", "landlock", "bwrap", "off")
 # The launcher runs as a script with -I -S (no site, no user paths: 10 ms less per command);
 # it finds its package from its own absolute path, never from the working directory.
 LAUNCHER = str(Path(__file__).with_name("__main__.py"))
+ENV_PROGRAM = "/usr/bin/env"
 
 
 @dataclass(frozen=True)
@@ -56,15 +57,20 @@ class Availability:
     def to_wire(self) -> dict[str, object]:
         return {"mechanism": self.mechanism, "status": self.status, "detail": self.detail}
 
-    def wrap(self, command: str, hide: Sequence[str] = ()) -> Wrapped | None:
+    def wrap(
+        self, command: str, hide: Sequence[str] = (), env: Mapping[str, str] | None = None
+    ) -> Wrapped | None:
         """``command`` (a ``bash -c`` string) made to run inside the sandbox; None without one.
         ``hide``: directories bubblewrap covers with an empty tmpfs (the agent endpoint's).
+        ``env``: variables added for the command (through ``env``), e.g. git's (docs/sandbox.md).
 
         The wrapped command keeps the original's working directory, environment (except
         ``TMPDIR``: the private temporary directory), standard streams and exit status
         (128 + N when signal N killed it, as bash reports it).
         """
         inner = [self.bash, "-c", command, "bash"]  # $0 as under a plain `bash -c`
+        if env:
+            inner = [ENV_PROGRAM, *(f"{key}={value}" for key, value in env.items()), *inner]
         if self.mechanism == BWRAP and self.bwrap and self.filter_path:
             _restore_filter(self.filter_path)
             hidden = [path for path in hide if os.path.isdir(path)]
