@@ -100,6 +100,8 @@ class ClaudeCode:
             "DISABLE_ERROR_REPORTING": "1",
             "DISABLE_BUG_COMMAND": "1",
             "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+            # Otherwise it clones Anthropic's plugin marketplace from GitHub at start-up.
+            "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
             **(extra_env or {}),
         }
