@@ -111,3 +111,14 @@ def test_the_code_and_readme_point_to_the_doc() -> None:
     for text in (readme, DOC.read_text(encoding="utf-8")):
         assert "../shared" not in text
         assert not re.search(r"guide §", text)
+
+
+def test_every_cli_verb_is_documented(doc: str) -> None:
+    import argparse
+
+    from planmode.cli import _parser
+
+    (verbs,) = (a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert verbs.choices
+    missing = sorted(v for v in verbs.choices if not re.search(rf"`(planmode )?{v}\b", doc))
+    assert not missing, f"CLI verbs missing from docs/protocol.md: {missing}"
