@@ -53,6 +53,11 @@ editors:
 	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	@# Emacs 28 with eglot 1.9, lsp-mode and markdown-mode (tests/e2e/test_emacs.py).
+	@command -v dpkg >/dev/null || exit 0; missing=""; \
+	for p in emacs-nox elpa-eglot elpa-lsp-mode elpa-markdown-mode; do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	[ -z "$$missing" ] || { apt-get update -qq && apt-get install -y -qq $$missing; }
 
 # The real Claude Code CLI for tests/e2e/test_claude_code.py: each pinned version from npm into
 # the e2e cache, once (stamped). A version that cannot be installed is reported here and the

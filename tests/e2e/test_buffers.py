@@ -58,21 +58,46 @@ async def test_a_revision_of_an_unmodified_open_plan_is_reloaded_not_edited(edit
     assert result["plan"] == REVISED and result["userEditsDiff"] is None
 
 
-async def test_an_editor_that_does_not_reload_gets_a_versioned_edit(editor: Editor) -> None:
+async def test_an_editor_that_does_not_reload_is_told_and_never_edited(editor: Editor) -> None:
+    """Neovim and Helix keep the old text until :e; no edit races that reload."""
     await editor.request("planMode/enter", {})
     path, task = await pending_exit(editor, PLAN)
     await rejected(editor, task)
     editor.open(path)
+    path, task = await pending_exit(editor, REVISED)
+    assert editor.applied_edits == []
+    assert editor.buffers[path] == PLAN and path.read_bytes().decode() == REVISED
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == (
+        "Approve plan (1 change unreviewed) (buffer out of date: approves the file)"
+    )
+    editor.change(path, REVISED)  # :e — the buffer reloaded
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
+    assert await editor.run_lens(lenses[0]) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == REVISED and result["userEditsDiff"] is None
+
+
+async def test_unsaved_changes_get_a_versioned_edit_and_the_file_follows(editor: Editor) -> None:
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    editor.change(path, PLAN.replace("Run it", "Run it twice"))  # unsaved
     version = editor.versions[path.as_uri()]
     path, task = await pending_exit(editor, REVISED)
-    assert editor.buffers[path] == REVISED == path.read_bytes().decode()
     (applied,) = editor.applied_edits
     (change,) = applied["edit"].document_changes
     assert change.text_document.version == version
     # Only the changed lines, against the text the buffer held.
-    (edit,) = change.edits
-    assert (edit.range.start.line, edit.range.end.line) == (3, 4)
-    assert edit.new_text == "2. Change the greeting to hi\n3. Log it\n"
+    assert [(e.range.start.line, e.range.end.line, e.new_text) for e in change.edits] == [
+        (3, 4, "2. Change the greeting to hi\n3. Log it\n"),
+        (6, 7, "Run it\n"),
+    ]
+    assert editor.buffers[path] == REVISED == path.read_bytes().decode()
     lenses = await editor.lenses(path)
     assert await editor.run_lens(lenses[0]) == {"ok": True}
     result = await asyncio.wait_for(task, 5)

@@ -8,17 +8,17 @@ makes the editor reload it. So (docs/protocol.md §5.1):
 * Not open: the file is written.
 * Open and unmodified (the buffer holds what the file holds): the file is written and the
   editor's own reload brings the buffer along, which leaves it unmodified (VS Code, Emacs with
-  ``auto-revert``). An editor that has not reloaded after :data:`RELOAD_WAIT` gets the change
-  as an edit.
-* Open with unsaved changes: the change goes to the editor first, and the file follows once
-  the editor applied it.
+  ``auto-revert``, ``:e`` in Vim and Helix). No edit is sent: a reload racing it would get it
+  applied to the new text.
+* Open with unsaved changes (which no editor reloads under the user): the change goes to the
+  editor as an edit first, and the file follows once the editor applied it.
 
-Every edit is ``documentChanges`` with the version of the buffer the server last saw and
-ranges computed against the text the server knows the buffer holds; an editor whose buffer
-moved on refuses it (eglot, VS Code and lsp-mode check the version). When the buffer does not
-take the change, the file holds the new text and the buffer is marked *out of date*: until it
-equals the file again (or the user saves it), the plan is read from the file, so an old text
-left in the buffer is never approved as the user's edit.
+The edit is ``documentChanges`` with the version of the buffer the server last saw and ranges
+computed against the text the server knows the buffer holds; an editor whose buffer moved on
+refuses it (eglot, VS Code and lsp-mode check the version). Until the buffer holds the new
+text — not reloaded yet, or the edit refused — the buffer is *out of date*: until it equals
+the file again (or the user saves it), the plan is read from the file, so an old text left in
+the buffer is never approved as the user's edit.
 """
 
 from __future__ import annotations
@@ -128,17 +128,15 @@ async def change_plan(
             write_atomic(path, new)
         server.out_of_date.discard(path)
         return True
-    if held == disk:
-        # Unmodified: the file first; the editor reloading it keeps the buffer clean.
+    if (held == disk and server.saved_texts.get(path) == held) or path in server.out_of_date:
+        # Unmodified: the file only, and the editor's own reload keeps the buffer clean. Never
+        # an edit: a reload racing it restarts eglot's versions at 0 (didClose + didOpen), so
+        # the version could not tell the reloaded text from the old one.
         write_atomic(path, new)
-        if await reaches(server, path, new, RELOAD_WAIT):
-            return True
-        if await send_edit(server, path, held, version, new, label):
-            await reaches(server, path, new, RELOAD_WAIT)
-        if not await reaches(server, path, new, 0):
-            server.out_of_date.add(path)
+        server.out_of_date.add(path)  # until the reload arrives (open_document_text)
+        await reaches(server, path, new, RELOAD_WAIT)
         return True
-    # Unsaved changes: the editor first, so they stay undoable there; the file follows.
+    # Unsaved changes (never reloaded under the user): the edit first, then the file.
     if await send_edit(server, path, held, version, new, label):
         write_atomic(path, new)
         await reaches(server, path, new, RELOAD_WAIT)

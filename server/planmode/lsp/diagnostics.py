@@ -55,7 +55,10 @@ def refresh(server: PlanModeServer, path: Path | None) -> None:
 def register(server: PlanModeServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        refresh(server, uri_to_path(params.text_document.uri))
+        path = uri_to_path(params.text_document.uri)
+        if path is not None:  # what an unmodified buffer holds (lsp/buffers.py)
+            server.saved_texts[path] = params.text_document.text
+        refresh(server, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
@@ -67,4 +70,7 @@ def register(server: PlanModeServer) -> None:
         # The user saved the buffer: what it holds is the plan again (lsp/buffers.py).
         if path is not None:
             server.out_of_date.discard(path)
+            document = server.open_document(path)
+            if document is not None:
+                server.saved_texts[path] = document.source
         refresh(server, path)

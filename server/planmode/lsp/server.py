@@ -126,6 +126,9 @@ class PlanModeServer(LanguageServer):
         self._uri_paths: dict[str, Path | None] = {}
         # Open plans whose buffer did not take the server's last change (lsp/buffers.py).
         self.out_of_date: set[Path] = set()
+        # What each open buffer held when the editor last opened, saved or reloaded it: a
+        # buffer holding that text is unmodified in the editor.
+        self.saved_texts: dict[Path, str] = {}
         # Registers the features when they were left for after initialize (lsp/app.py).
         self.feature_loader: Callable[[], None] | None = None
 
@@ -176,7 +179,8 @@ class PlanModeServer(LanguageServer):
         if path in self.out_of_date:
             if document.source != disk_text(path):
                 return None
-            self.out_of_date.discard(path)
+            self.out_of_date.discard(path)  # reloaded: unmodified, holding the file
+            self.saved_texts[path] = document.source
         return document.source
 
     def session_for(self, params: Params) -> Session:

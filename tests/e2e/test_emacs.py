@@ -1,0 +1,215 @@
+"""Real Emacs 28 (eglot 1.9, lsp-mode 8) as the user's editor, driven by keystrokes in tmux.
+
+The user decides only through what the editor offers: ``M-x eglot-code-actions`` (eglot shows
+no lenses), lsp-mode's lenses and ``M-x lsp-execute-code-action``. The agent talks to the
+server Emacs started through the agent endpoint, as the CLI and Claude Code's hook do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planmode.discovery import connect, discovery_path
+from tests.e2e.emacs.driver import AVAILABLE, Emacs, elisp_string
+
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason="emacs and tmux are needed (make editors)")
+
+P1 = "# Plan\n\n1. Read the code\n2. Change it\n3. Test it\n\n## Verification\nRun the tests\n"
+P2 = (
+    "# Plan\n\n1. Read the code\n2. Change it, carefully\n3. Test it\n4. Document it\n\n"
+    "## Verification\nRun the tests\n"
+)
+# P2 with the agent's change of line 4 undone ("Change it" back), its addition kept.
+UNDONE = P2.replace("2. Change it, carefully\n", "2. Change it\n")
+
+
+class Agent:
+    """The agent's side: plan mode and ExitPlanMode through the server's endpoint."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        deadline = time.monotonic() + 30
+        while not discovery_path(root).exists():
+            assert time.monotonic() < deadline, "the server Emacs started never came up"
+            time.sleep(0.05)
+        with connect(root, timeout=30) as conn:
+            state = conn.request("planMode/enter", {"sessionId": "agent"})["state"]
+        self.plan_path = Path(state["planFilePath"])
+
+    def exit(self, plan: str) -> Callable[[], dict[str, Any]]:
+        """ExitPlanMode with ``plan``; returns a function waiting for the user's decision."""
+        answer: list[dict[str, Any]] = []
+
+        def wait() -> None:
+            with connect(self.root, timeout=120) as conn:
+                answer.append(conn.request("planMode/exit", {"sessionId": "agent", "plan": plan}))
+
+        thread = threading.Thread(target=wait, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while self.pending() is None:
+            assert time.monotonic() < deadline, "the exit never became pending"
+            time.sleep(0.05)
+
+        def result() -> dict[str, Any]:
+            thread.join(30)
+            assert answer, "the agent's ExitPlanMode was never answered"
+            return answer[0]
+
+        return result
+
+    def pending(self) -> dict[str, Any] | None:
+        with connect(self.root, timeout=30) as conn:
+            return conn.request("planMode/getState", {"sessionId": "agent"})["pendingApproval"]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = (tmp_path / "workspace").resolve()
+    (root / ".git").mkdir(parents=True)  # a project root for eglot and lsp-mode
+    (root / "notes.md").write_text("# Notes\n")
+    return root
+
+
+@pytest.fixture
+def emacs_with(tmp_path: Path, workspace: Path) -> Iterator[Callable[[str], Emacs]]:
+    started: list[Emacs] = []
+
+    def start(init: str) -> Emacs:
+        # Emacs starts the server for the project on its first Markdown file.
+        started.append(Emacs(tmp_path, workspace, init, workspace / "notes.md"))
+        return started[-1]
+
+    yield start
+    for emacs in started:
+        emacs.close()
+
+
+def find_file(emacs: Emacs, path: Path) -> None:
+    emacs.keys("C-x", "C-f")
+    emacs.wait_screen("Find file")
+    emacs.keys("C-a", "C-k")
+    emacs.type(str(path))
+    emacs.keys("Enter")
+    emacs.wait_for(f"(and (find-buffer-visiting {elisp_string(str(path))}) t)", "t")
+
+
+def goto_line(emacs: Emacs, line: int) -> None:
+    emacs.keys("M-g", "g")
+    emacs.wait_screen("Goto line")
+    emacs.type(str(line))
+    emacs.keys("Enter")
+
+
+def pick(emacs: Emacs, command: str, prompt: str, choice: str) -> None:
+    """Run the code-action command and choose ``choice`` (a unique prefix) from its menu."""
+    emacs.command(command)
+    emacs.wait_screen(prompt)
+    emacs.type(choice)
+    emacs.keys("Tab", "Enter")
+
+
+def synced(emacs: Emacs, path: Path, text: str) -> None:
+    """The buffer holds exactly the file's bytes, ``text``, and is unmodified."""
+    deadline = time.monotonic() + 15
+    while True:
+        held, modified = emacs.buffer(path)
+        on_disk = path.read_bytes().decode("utf-8")
+        if held == on_disk == text and not modified:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"buffer {held!r} (modified: {modified}), file {on_disk!r}, wanted {text!r}\n"
+                f"{emacs.screen()}"
+            )
+        time.sleep(0.1)
+
+
+async def test_eglot_code_actions_revision_undo_and_approval(
+    emacs_with: Callable[[str], Emacs], workspace: Path
+) -> None:
+    await asyncio.get_running_loop().run_in_executor(None, eglot_flow, emacs_with, workspace)
+
+
+def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
+    emacs = emacs_with("eglot-init.el")
+    agent = Agent(workspace)
+    first = agent.exit(P1)
+    relative = str(agent.plan_path.relative_to(workspace))
+    # eglot cannot be asked to show a document: the server's message says which and how.
+    deadline = time.monotonic() + 15
+    while f"The agent asks you to approve its plan: {relative}" not in emacs.messages():
+        assert time.monotonic() < deadline, emacs.messages()
+        time.sleep(0.1)
+
+    find_file(emacs, agent.plan_path)
+    pick(emacs, "eglot-code-actions", "Pick an action (default Approve plan)", "Rej")
+    assert first()["outcome"] == "rejected"
+
+    # The agent revises the open plan: the buffer is the file, byte for byte, unmodified.
+    second = agent.exit(P2)
+    synced(emacs, agent.plan_path, P2)
+    # On the changed line the menu has its Keep and Undo; Undo brings the old line back.
+    goto_line(emacs, 4)
+    pick(emacs, "eglot-code-actions", "Pick an action", "Undo")
+    synced(emacs, agent.plan_path, UNDONE)
+
+    pick(emacs, "eglot-code-actions", "Pick an action", "Approve plan")
+    result = second()
+    assert result["outcome"] == "approved"
+    assert result["plan"] == UNDONE
+    synced(emacs, agent.plan_path, UNDONE)
+
+
+async def test_lsp_mode_lenses_and_code_actions(
+    emacs_with: Callable[[str], Emacs], workspace: Path
+) -> None:
+    await asyncio.get_running_loop().run_in_executor(None, lsp_mode_flow, emacs_with, workspace)
+
+
+def lens_titles(emacs: Emacs, path: Path) -> str:
+    return emacs.eval(
+        f"(with-current-buffer (find-buffer-visiting {elisp_string(str(path))}) "
+        "(mapconcat (lambda (o) (substring-no-properties (or (overlay-get o 'after-string) "
+        '(overlay-get o \'before-string) ""))) '
+        '(seq-filter (lambda (o) (overlay-get o \'lsp-lens)) (overlays-in 1 (point-max))) "\\n"))'
+    )
+
+
+def lsp_mode_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
+    emacs = emacs_with("lsp-mode-init.el")
+    agent = Agent(workspace)
+    first = agent.exit(P1)
+    find_file(emacs, agent.plan_path)
+    # lsp-mode shows the lenses above the plan.
+    emacs.wait_screen("Approve plan|Approve & auto-accept edits|Reject…")
+    pick(emacs, "lsp-execute-code-action", "Select code action", "Rej")
+    assert first()["outcome"] == "rejected"
+
+    second = agent.exit(P2)
+    synced(emacs, agent.plan_path, P2)
+    deadline = time.monotonic() + 15
+    while "Undo: restores “2. Change it”" not in lens_titles(emacs, agent.plan_path):
+        assert time.monotonic() < deadline, lens_titles(emacs, agent.plan_path)
+        time.sleep(0.2)
+    assert "Approve plan (2 changes unreviewed)" in lens_titles(emacs, agent.plan_path)
+
+    # The user adds a line of their own and saves; the approval carries it.
+    emacs.keys("M->")
+    emacs.type("5. Tell the team\n")
+    emacs.keys("C-x", "C-s")
+    edited = P2 + "5. Tell the team\n"
+    synced(emacs, agent.plan_path, edited)
+    pick(emacs, "lsp-execute-code-action", "Select code action", "Approve plan")
+    result = second()
+    assert result["outcome"] == "approved"
+    assert result["plan"] == edited
+    assert "5. Tell the team" in result["userEditsDiff"]
+    synced(emacs, agent.plan_path, edited)
