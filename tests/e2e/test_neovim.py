@@ -1,4 +1,5 @@
-"""Real headless Neovim (Debian's 0.7) as the editor: the approval flow from its lenses."""
+"""Real headless Neovim (Debian's 0.7) as the editor: its lenses, and the approval through
+``vim.lsp.buf.code_action()``."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def agent(root: Path, handoff: Path) -> dict:
                 return message["result"]
 
 
-async def test_neovim_approves_from_the_lens(tmp_path: Path) -> None:
+async def test_neovim_approves_from_its_code_actions(tmp_path: Path) -> None:
     root = tmp_path / "workspace"
     root.mkdir()
     xdg = tmp_path / "xdg"
@@ -85,6 +86,8 @@ async def test_neovim_approves_from_the_lens(tmp_path: Path) -> None:
     editor = json.loads(out.read_text())
     assert editor["ok"], editor
     assert editor["titles"] == ["Approve plan", "Approve & auto-accept edits", "Reject…"]
+    assert editor["action_titles"] == editor["titles"]  # the same decisions as code actions
+    assert editor["mode"] == "default"  # the editor's own session, asked with params []
     assert result["outcome"] == "approved"
     assert result["plan"] == PLAN
     assert "## Approved Plan:" in result["toolResult"]

@@ -1,5 +1,5 @@
 -- Real Neovim (0.7) as the user's editor: start the planmode server, wait for the agent's plan,
--- read its code lenses and run "Approve plan" through workspace/executeCommand.
+-- read its code lenses, and approve through vim.lsp.buf.code_action() (its code actions).
 -- Paths come from the environment; the outcome is written as JSON to PLANMODE_NVIM_OUT.
 local root = os.getenv("PLANMODE_NVIM_ROOT")
 local python = os.getenv("PLANMODE_NVIM_PYTHON")
@@ -54,21 +54,50 @@ if not found then
 end
 
 local titles = {}
-local approve
 for _, lens in ipairs(lenses) do
   table.insert(titles, lens.command.title)
-  if lens.command.title == "Approve plan" then
-    approve = lens
+end
+
+-- Neovim 0.7 encodes an empty Lua table as [] (by-position params): it means no params.
+local state = client.request_sync("planMode/getState", {}, 10000, bufnr)
+if not state or state.err then
+  return fail("planMode/getState with {} failed: " .. vim.inspect(state and state.err))
+end
+
+-- Decide the way a Neovim user without lenses does: vim.lsp.buf.code_action() lists the
+-- actions (vim.ui.select, answered here as the user would pick) and runs the chosen one.
+local action_titles = {}
+local chosen = false
+vim.ui.select = function(items, opts, on_choice)
+  for index, item in ipairs(items) do
+    local title = opts.format_item(item)
+    table.insert(action_titles, title)
+    if title == "Approve plan" and not chosen then
+      chosen = true
+      on_choice(item, index)
+    end
+  end
+  if not chosen then
+    on_choice(nil, nil)
   end
 end
-if not approve then
-  return fail("no Approve plan lens: " .. table.concat(titles, " | "))
+vim.api.nvim_win_set_cursor(0, { 3, 0 })
+vim.lsp.buf.code_action()
+if not vim.wait(20000, function() return chosen end, 50) then
+  return fail("no Approve plan code action: " .. table.concat(action_titles, " | "))
 end
-local answer = client.request_sync("workspace/executeCommand", {
-  command = approve.command.command,
-  arguments = approve.command.arguments,
-}, 10000, bufnr)
-if not answer or answer.err then
-  return fail("executeCommand failed: " .. vim.inspect(answer and answer.err))
+-- The approval reaches the agent (the test) through the server; wait for the lenses to go.
+local decided = vim.wait(20000, function()
+  local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
+  local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens", params, 5000) or {}
+  for _, answer in pairs(answers) do
+    if #(answer.result or {}) > 0 then
+      return false
+    end
+  end
+  return true
+end, 200)
+if not decided then
+  return fail("the plan was not decided by the code action")
 end
-finish({ ok = true, titles = titles, result = answer.result })
+finish({ ok = true, titles = titles, action_titles = action_titles, mode = state.result.mode })
