@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 # How long an unmodified buffer is given to reload a file the server wrote, in seconds.
 RELOAD_WAIT = 1.0
+# Above this many (old lines x new lines), an edit is one replacement, not a line diff.
+MAX_DIFF_CELLS = 4_000_000
 
 
 def _utf16_len(text: str) -> int:
@@ -54,13 +56,27 @@ def line_edits(old: str, new: str) -> list[types.TextEdit]:
             return types.Position(line=index, character=0)
         return types.Position(line=index - 1, character=_utf16_len(before[-1]))
 
-    return [
-        types.TextEdit(
+    def edit(i1: int, i2: int, j1: int, j2: int) -> types.TextEdit:
+        return types.TextEdit(
             range=types.Range(start=position(i1), end=position(i2)),
             new_text="".join(after[j1:j2]),
         )
-        for tag, i1, i2, j1, j2 in opcodes(before, after)
-        if tag != "equal"
+
+    if len(before) * len(after) > MAX_DIFF_CELLS:
+        # Too big to diff line by line quickly: one edit over everything between the common
+        # first and last lines.
+        head = 0
+        while head < min(len(before), len(after)) and before[head] == after[head]:
+            head += 1
+        tail = 0
+        while (
+            tail < min(len(before), len(after)) - head
+            and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]
+        ):
+            tail += 1
+        return [edit(head, len(before) - tail, head, len(after) - tail)]
+    return [
+        edit(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes(before, after) if tag != "equal"
     ]
 
 
