@@ -41,6 +41,7 @@ PIECES = [
     # comments and odd characters
     *["#x", "a#b", "\\#", "'#'", "=", "%", "^", ",", "!", "\t", "\u00a0", "é", "$", "a$"],
     *["\r", "\x0b", "\x0c", "\\\r\n", "\u2028", "\\", ";", "&", "(", ")", "|", "<", ">"],
+    *["\u200b", "\ufeff", "\u3000", "\u202e", "\u0085"],
     # redirections, and what bash and the parser may split differently around them
     *["2>/dev/null", ">/dev/null", "<<<x", "2>&1", "2", ">", "\\ ", "\\\t", " \\\n "],
 ]
