@@ -431,3 +431,56 @@ def test_claude_code_runs_the_rewritten_command_with_the_same_result(world: Worl
     sandboxed = answer["updatedInput"]["command"].replace("ls src", "touch src/pwned")
     as_claude_code_runs(world, sandboxed)
     assert not (world.ws / "src" / "pwned").exists()
+
+
+def _planmode(world: World, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planmode", *args],
+        capture_output=True,
+        text=True,
+        cwd=world.ws,
+        env=world.env,
+        timeout=60,
+    )
+
+
+def test_the_cli_names_the_sandbox_and_runs_through_it(world: World) -> None:
+    mechanism = world.server.state("main")["sandbox"]["mechanism"]
+    state = _planmode(world, "state")
+    assert state.returncode == 0, state.stderr
+    assert f"planning Bash: {mechanism or 'classifier only'} (" in state.stdout
+    check = _planmode(world, "check", "Bash", json.dumps({"command": "ls src"}))
+    assert check.returncode == 0, check.stderr
+    if mechanism is None:
+        return
+    first, second = check.stdout.splitlines()
+    assert first == "allow"
+    prefix = f"run it sandboxed ({mechanism}): "
+    assert second.startswith(prefix)
+    listed = run(["bash", "-c", second.removeprefix(prefix)], world)
+    assert listed.stdout.split() == [b"a.txt", b"b.txt", b"hex.txt"]
+
+
+def test_without_a_sandbox_the_cli_says_classifier_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLANMODE_SANDBOX", "off")
+    ws, home, _out = _build(tmp_path)
+    server = StdioServer(ws, home, session_id="main", init_options={"requireSandbox": True})
+    try:
+        server.request("planMode/enter", {"sessionId": "main"})
+        env = {**os.environ, "HOME": str(home), "PLANMODE_SESSION": "main"}
+        state = subprocess.run(
+            [sys.executable, "-m", "planmode", "state"],
+            capture_output=True,
+            text=True,
+            cwd=ws,
+            env=env,
+            timeout=60,
+        )
+        assert (
+            "planning Bash: classifier only (turned off (PLANMODE_SANDBOX=off)) — Bash denied "
+            "while planning (requireSandbox)"
+        ) in state.stdout, state.stdout
+    finally:
+        server.close()
