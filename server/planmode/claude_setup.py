@@ -34,6 +34,16 @@ class SetupError(Exception):
     """The settings file cannot be merged; nothing was written."""
 
 
+def json_type(value: object) -> str:
+    """What JSON calls the type of a parsed value (the user wrote JSON, not Python)."""
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
 def hook_command(argv0: str | None = None, python: str | None = None) -> str:
     """The shell command Claude Code runs: this ``planmode`` by absolute path."""
     script = argv0 if argv0 is not None else sys.argv[0]
@@ -60,11 +70,11 @@ def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
     merged = json.loads(json.dumps(settings))
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise SetupError(f"'hooks' is a {type(hooks).__name__}, not an object")
+        raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")
     for event, matcher, timeout in HOOKS:
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise SetupError(f"'hooks.{event}' is a {type(groups).__name__}, not a list")
+            raise SetupError(f"'hooks.{event}' is {json_type(groups)}, not an array")
         entry: dict[str, Any] = {"type": "command", "command": command}
         if timeout is not None:
             entry["timeout"] = timeout
@@ -104,6 +114,8 @@ def read_settings(path: str) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SetupError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     if not text.strip():
         return {}
     try:
@@ -111,7 +123,7 @@ def read_settings(path: str) -> dict[str, Any]:
     except ValueError as exc:
         raise SetupError(f"{path} is not valid JSON ({exc})") from exc
     if not isinstance(data, dict):
-        raise SetupError(f"{path} holds a JSON {type(data).__name__}, not an object")
+        raise SetupError(f"{path} holds {json_type(data)}, not a JSON object")
     return data
 
 
@@ -143,6 +155,9 @@ def run(root: str, local: bool = False, show: bool = False, command: str | None 
     path = settings_path(os.path.abspath(root), local)
     hook = command or hook_command()
     try:
+        if not os.path.isdir(root):
+            # A mistyped --root must not become a new directory tree holding only settings.
+            raise SetupError(f"the project directory {os.path.abspath(root)} does not exist")
         current = read_settings(path)
         merged = merge(current, hook)
     except SetupError as exc:

@@ -99,8 +99,10 @@ def test_a_planmode_hook_already_there_is_updated_in_place() -> None:
 @pytest.mark.parametrize(
     ("settings", "problem"),
     [
-        ({"hooks": []}, "'hooks' is a list"),
-        ({"hooks": {"PreToolUse": {"matcher": "*"}}}, "'hooks.PreToolUse' is a dict"),
+        ({"hooks": []}, "'hooks' is an array, not an object"),
+        ({"hooks": "x"}, "'hooks' is a string, not an object"),
+        ({"hooks": {"PreToolUse": {"matcher": "*"}}}, "'hooks.PreToolUse' is an object, not an"),
+        ({"hooks": {"SessionEnd": None}}, "'hooks.SessionEnd' is null, not an array"),
     ],
 )
 def test_settings_that_cannot_hold_the_hooks(settings: dict[str, Any], problem: str) -> None:
@@ -172,17 +174,46 @@ def test_init_local_and_print(tmp_path: Path) -> None:
     assert not (tmp_path / ".claude" / "settings.json").exists()
 
 
-@pytest.mark.parametrize("text", ['{"hooks": {', "[1, 2]", '{"hooks": []}'])
+@pytest.mark.parametrize("text", ['{"hooks": {', "[1, 2]", '{"hooks": []}', "NaN", "\udcff{}"])
 def test_init_leaves_a_file_it_cannot_merge_untouched(tmp_path: Path, text: str) -> None:
     path = tmp_path / ".claude" / "settings.json"
     path.parent.mkdir()
-    path.write_text(text)
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))  # \udcff: a lone byte 0xff
     os.utime(path, (1, 1))
     failed = init(tmp_path)
     assert failed.returncode == 1
     assert failed.stderr.startswith("planmode init: ")
-    assert str(path) in failed.stderr or "'hooks' is a list" in failed.stderr
+    assert str(path) in failed.stderr or "'hooks' is an array" in failed.stderr
     assert "nothing was changed" in failed.stderr
-    assert path.read_text() == text
+    assert path.read_bytes() == text.encode("utf-8", "surrogateescape")
     assert path.stat().st_mtime == 1
     assert failed.stdout == ""
+
+
+def test_init_names_what_it_cannot_read(tmp_path: Path) -> None:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_bytes(b"\xff\xfe{}")  # UTF-16's byte-order mark, say: not a traceback
+    failed = init(tmp_path)
+    assert failed.returncode == 1
+    assert failed.stderr == (
+        f"planmode init: {path} is not UTF-8 text (invalid start byte at byte 0); "
+        "nothing was changed\n"
+    )
+    assert path.read_bytes() == b"\xff\xfe{}"
+    holds = tmp_path / "number"
+    (holds / ".claude").mkdir(parents=True)
+    (holds / ".claude" / "settings.json").write_text("3")
+    assert "holds a number, not a JSON object" in init(holds).stderr
+
+
+def test_init_does_not_create_a_project_that_is_not_there(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "project"
+    for args in ((), ("--print",), ("--local",)):
+        failed = init(missing, *args)
+        assert failed.returncode == 1
+        assert failed.stderr == (
+            f"planmode init: the project directory {missing} does not exist; nothing was changed\n"
+        )
+        assert failed.stdout == ""
+    assert not (tmp_path / "typo").exists()
