@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     lsp.add_argument(
         "--host", default="127.0.0.1", help="TCP host, loopback only (default 127.0.0.1)"
     )
-    lsp.add_argument("--port", type=int, default=2087, help="TCP port (default 2087; 0: any)")
+    lsp.add_argument("--port", type=tcp_port, default=2087, help="TCP port (default 2087; 0: any)")
     lsp.add_argument(
         "--endpoint-file",
         default=None,
@@ -57,6 +57,19 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--root", default=".", help="the project directory (default: the current)")
     add_verbs(verbs)
     return parser
+
+
+def tcp_port(text: str) -> int:
+    """``--port``: a TCP port number, 0 to 65535 (0: the system picks one)."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a TCP port (0 to 65535)")
+    return port
 
 
 def run_lsp(args: argparse.Namespace) -> int:
