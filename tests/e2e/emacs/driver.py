@@ -150,5 +150,9 @@ class Emacs:
         )
 
     def close(self) -> None:
+        """End this session's tmux server (and the Emacs in it) and remove its socket."""
         with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            socket = self._tmux("display-message", "-p", "#{socket_path}").strip()
             self._tmux("kill-server")
+            if socket:
+                Path(socket).unlink(missing_ok=True)
