@@ -414,3 +414,22 @@ def test_garbage_on_the_agent_endpoint_does_not_kill_the_server(server: StdioSer
         raw.sendall(b'Content-Length: 1000\r\n\r\n{"jsonrpc"')
     assert server.state("main") == before
     assert server.alive()
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("planMode/listRevisions", {"path": "x\x00y.md"}),
+        ("planMode/revisionDiff", {"path": "x\x00y.md", "from": 1, "to": 2}),
+        ("planMode/listHunks", {"path": "x\x00y.md"}),
+        ("planMode/keepHunk", {"path": "x\x00y.md", "hunkId": "h"}),
+        ("planMode/undoHunk", {"path": "x\x00y.md", "hunkId": "h"}),
+    ],
+)
+def test_a_plan_path_that_is_no_path_is_invalid_params(
+    fuzzer: Fuzzer, method: str, params: dict[str, Any]
+) -> None:
+    # Before: -32603 with pathlib's "embedded null byte" and a traceback.
+    error = fuzzer.call(method, params)["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith("field 'path': 'x\\x00y.md' is not a plan file in ")

@@ -22,7 +22,10 @@ def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
     if raw is None:
         return server.service.plan_path(server.session_for(params))
     root = server.service.root
-    path = uri_to_path(raw) if raw.startswith("file:") else (root / raw).resolve()
+    try:
+        path = uri_to_path(raw) if raw.startswith("file:") else (root / raw).resolve()
+    except (OSError, ValueError):  # a NUL byte, a loop of links: no file of ours either way
+        path = None
     if path is None or not server.service.is_plan_path(path):
         plans_dir = server.service.plans_directory
         raise InvalidParams(f"field 'path': {raw!r} is not a plan file in {plans_dir}")
