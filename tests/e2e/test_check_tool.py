@@ -1,4 +1,4 @@
-"""planMode/checkTool against the real server (contract §6, guide §8.4 / §19.6).
+"""planMode/checkTool against the real server (docs/protocol.md §6, guide §8.4 / §19.6).
 
 The big tables run in one server each and collect every mismatch into one assertion message.
 """

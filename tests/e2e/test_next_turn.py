@@ -1,4 +1,5 @@
-"""planMode/nextTurn and planMode/agentDefinitions through the real server (contract §5.3)."""
+"""planMode/nextTurn and planMode/agentDefinitions through the real server
+(docs/protocol.md §5.3)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ export const NEXT_TURN = "planMode/nextTurn";
 export const RESUME = "planMode/resume";
 export const FORK = "planMode/fork";
 export const LIST_PLANS = "planMode/listPlans";
-// Ours, beyond the contract's table: the Explore and Plan agent definitions (guide §13).
+// The Explore and Plan agent definitions (docs/protocol.md §4).
 export const AGENT_DEFINITIONS = "planMode/agentDefinitions";
 // Ours: plan history (every revision with author, time and reason) and diffs between two.
 export const LIST_REVISIONS = "planMode/listRevisions";

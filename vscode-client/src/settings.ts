@@ -2,8 +2,8 @@
  * The client's settings: how to start the server, and what to tell it.
  *
  * Only values the user actually set are passed on. A default sent as if chosen would outrank
- * the server's lower sources (Claude Code's `.claude/settings*.json`, contract §7): an unset
- * `plansDirectory` must stay unset.
+ * the server's lower sources (Claude Code's `.claude/settings*.json`, docs/protocol.md §7):
+ * an unset `plansDirectory` must stay unset.
  */
 
 import { SETTINGS_SECTION } from "./protocol";

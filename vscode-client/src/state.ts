@@ -1,5 +1,5 @@
 /**
- * The server's session state (contract §2 and §5) and which session the editor shows.
+ * The server's session state (docs/protocol.md §2 and §5) and which session the editor shows.
  *
  * No `vscode` import here: this is the client's pure logic, unit-tested under plain node.
  */

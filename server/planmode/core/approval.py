@@ -1,6 +1,6 @@
 """Approvals: what is pending, what the approver saw, and what the agent is told.
 
-An approval is created by ExitPlanMode and decided by approve or reject (contract §5). The
+An approval is created by ExitPlanMode and decided by approve or reject (docs/protocol.md §5). The
 approved plan is the text the plan file holds at approval time; when it differs from what the
 agent submitted the agent is told so, with a diff.
 """

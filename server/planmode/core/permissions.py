@@ -1,6 +1,6 @@
 """The tool permission table: ``decide(tool, input, context) -> Decision``.
 
-Plan mode (guide §8.4, §19.6, contract §6): reading tools are allowed; file edits only of
+Plan mode (guide §8.4, §19.6, docs/protocol.md §6): reading tools are allowed; file edits only of
 the session's plan file (or the asking agent's own ``-agent-<id>`` file); Bash only when
 :mod:`planmode.core.shell` proves the whole line read-only; Explore and Plan agents only;
 ExitPlanMode asks the user. Outside plan mode the permission mode decides, settings' allow

@@ -327,7 +327,7 @@ class PlanModeService:
 
     # -- state ----------------------------------------------------------------------------
     def state(self, session: Session) -> dict[str, Any]:
-        """The wire ``SessionState`` of contract §2."""
+        """The wire ``SessionState`` of docs/protocol.md §2."""
         path = self.plan_path(session)
         return {
             "sessionId": session.id,
@@ -434,7 +434,7 @@ class PlanModeService:
         agent_id: str | None = None,
         hide: Sequence[str] = (),
     ) -> permissions.Decision:
-        """``planMode/checkTool``: the permission table for this session (contract §6). An
+        """``planMode/checkTool``: the permission table for this session (docs/protocol.md §6). An
         allowed Bash command while planning also says how to run it in the OS sandbox
         (``hide``: directories the sandbox covers, the agent endpoint's)."""
         rules = self.settings.permissions
@@ -493,7 +493,7 @@ class PlanModeService:
     def next_turn(
         self, session: Session, agent_id: str | None = None
     ) -> tuple[tuple[attachments.Attachment, ...], teams.LeaderResponse | None]:
-        """``planMode/nextTurn``: one human turn's attachments (contract §5.3), and the
+        """``planMode/nextTurn``: one human turn's attachments (docs/protocol.md §5.3), and the
         lead's answer to a teammate's plan when it arrived since the last turn."""
         response = self.take_leader_response(session) if agent_id is None else None
         path = self.plan_path(session, agent_id)

@@ -2,8 +2,8 @@
 
 A session is saved after every change to ``<root>/.claude/plan-mode/sessions/<id>.json``
 (atomically), so a server started again on the same workspace finds it in plan mode with the
-same slug (contract §2). Pending approvals are not saved: the request that waits for one dies
-with the server that held it.
+same slug (docs/protocol.md §2). Pending approvals are not saved: the request that waits for one
+dies with the server that held it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Settings: the typed model, its sources in order of precedence, and the env overrides.
 
-Sources, highest first (contract §7): the editor's ``initializationOptions.planMode``, its
+Sources, highest first (docs/protocol.md §7): the editor's ``initializationOptions.planMode``, its
 ``workspace/configuration`` section ``planMode``, then Claude Code's own settings files
 ``<root>/.claude/settings.local.json``, ``<root>/.claude/settings.json`` and
 ``~/.claude/settings.json`` (from those only Claude Code's keys are taken). Each key is

@@ -219,7 +219,7 @@ class PendingRequest:
     requested_at: str
 
     def to_wire(self) -> dict[str, Any]:
-        """The request as an Approval (contract §5.1): its request id is the approvalId."""
+        """The request as an Approval (docs/protocol.md §5.1): its request id is the approvalId."""
         return {
             "approvalId": self.request_id,
             "sessionId": None,

@@ -1,4 +1,4 @@
-"""Transcripts and plan recovery: resume and fork (guide §7.7–7.9, contract §5.4).
+"""Transcripts and plan recovery: resume and fork (guide §7.7–7.9, docs/protocol.md §5.4).
 
 The server appends its own events — mode changes, ExitPlanMode calls, plan snapshots — to
 ``<root>/.claude/plan-mode/transcripts/<sessionId>.jsonl``, each line carrying the session's

@@ -2,7 +2,7 @@
 
 ``planMode/exit`` makes an approval pending, shows the plan in the editor and waits.
 ``planMode/approve`` / ``planMode/reject`` — or the same commands run from the plan's code
-lenses — decide it; the waiting exit then returns its ExitResult (contract §5).
+lenses — decide it; the waiting exit then returns its ExitResult (docs/protocol.md §5).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Code lenses on a plan file under review: Approve plan, Approve & auto-accept edits, Reject….
 
 Each lens carries the SHA-256 of the plan text as it was when the lens was computed, so a
-lens shown before the plan changed cannot approve the changed plan (contract §8).
+lens shown before the plan changed cannot approve the changed plan (docs/protocol.md §8).
 """
 
 from __future__ import annotations

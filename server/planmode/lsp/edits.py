@@ -1,7 +1,7 @@
 """``planMode/applyEdit``: an agent's workspace edit, checked whole, then applied whole.
 
 In plan mode an edit whose targets are not all this session's plan file is refused entirely
-(contract §6). An allowed edit goes to the editor with ``workspace/applyEdit`` so it is
+(docs/protocol.md §6). An allowed edit goes to the editor with ``workspace/applyEdit`` so it is
 undoable there; an editor that cannot apply edits gets it written to disk instead.
 """
 

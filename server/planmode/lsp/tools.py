@@ -1,4 +1,4 @@
-"""``planMode/checkTool``: may the agent run this tool call now? (contract §6)."""
+"""``planMode/checkTool``: may the agent run this tool call now? (docs/protocol.md §6)."""
 
 from __future__ import annotations
 
