@@ -85,7 +85,12 @@ def _plan_text(raw: str | None) -> str | None:
     if raw == "-":
         return sys.stdin.read()
     if raw.startswith("@"):
-        return Path(raw[1:]).read_text(encoding="utf-8")
+        try:
+            return Path(raw[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read the plan {raw[1:]}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"the plan {raw[1:]} is not UTF-8 text ({exc.reason})") from None
     return raw
 
 
@@ -237,7 +242,10 @@ def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
             return EXIT_ERROR
         _show(args, result, "Kept." if args.verb == "keep" else "Undone.")
     elif args.verb == "check":
-        tool_input = json.loads(args.input)
+        try:
+            tool_input = json.loads(args.input)
+        except ValueError as exc:
+            raise ValueError(f"the tool input is not JSON ({exc}): {args.input!r:.80}") from None
         result = conn.request(
             "planMode/checkTool",
             _params(args, tool=args.tool, input=tool_input, agentId=args.agent),

@@ -165,6 +165,27 @@ async def test_cli_verbs(editor: Editor, root: Path) -> None:
     assert "No pending approval" in nothing.stderr
 
 
+async def test_cli_bad_input_is_named_and_changes_nothing(editor: Editor, root: Path) -> None:
+    await endpoint(root)
+    await in_thread(run, ["enter"], "", root)
+    (root / "latin1.md").write_bytes(b"# Plan \xe9\n")
+    (root / "adir").mkdir()
+    # Before: Python's bare exception text ("'utf-8' codec can't decode byte 0xe9 …",
+    # "Expecting value: line 1 column 1 (char 0)"), naming neither the file nor the argument.
+    for argv, message in [
+        (["exit", "--plan", "@latin1.md"], "planmode: the plan latin1.md is not UTF-8 text ("),
+        (["exit", "--plan", "@adir"], "planmode: cannot read the plan adir: Is a directory"),
+        (["exit", "--plan", "@gone.md"], "planmode: cannot read the plan gone.md: No such file"),
+        (["check", "Bash", "ls"], "planmode: the tool input is not JSON (Expecting value"),
+    ]:
+        failed = await in_thread(run, argv, "", root)
+        assert failed.returncode == 1, argv
+        assert failed.stderr.startswith(message), failed.stderr
+        assert failed.stdout == ""
+    state = await editor.state()
+    assert state["mode"] == "plan" and state["pendingApproval"] is None
+
+
 async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: Path) -> None:
     """Grants are scoped to the conversation (Claude Code #27160): SessionEnd ends them."""
     await endpoint(root)
