@@ -128,7 +128,9 @@ def read_settings(path: str) -> dict[str, Any]:
 
 
 def write_settings(path: str, settings: dict[str, Any]) -> None:
-    """Atomically: Claude Code never reads half a file."""
+    """Atomically: Claude Code never reads half a file. A settings file that is a symbolic
+    link (kept with the user's dotfiles, say) is written where it points and stays a link."""
+    path = os.path.realpath(path)
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".settings.", suffix=".tmp")

@@ -217,3 +217,21 @@ def test_init_does_not_create_a_project_that_is_not_there(tmp_path: Path) -> Non
         )
         assert failed.stdout == ""
     assert not (tmp_path / "typo").exists()
+
+
+def test_init_writes_through_a_symlinked_settings_file(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "settings.json").write_text('{"model": "opus"}\n')
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    link = project / ".claude" / "settings.json"
+    link.symlink_to(dotfiles / "settings.json")
+    written = init(project)
+    assert written.returncode == 0, written.stderr
+    # Before: the link was replaced by a regular file and the user's file left behind.
+    assert link.is_symlink()
+    settings = json.loads((dotfiles / "settings.json").read_text())
+    assert settings["model"] == "opus"
+    assert ours(settings, "PreToolUse")
+    assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
