@@ -148,3 +148,40 @@ async def test_an_out_of_date_buffer_counts_again_once_saved(editor: Editor) -> 
     assert await editor.run_lens(lenses[0]) == {"ok": True}
     result = await asyncio.wait_for(task, 5)
     assert result["plan"] == PLAN + "x\n" and result["userEditsDiff"]
+
+
+async def test_an_agents_edit_of_an_open_plan_reaches_the_buffer_versioned(
+    editor: Editor,
+) -> None:
+    """planMode/applyEdit's ranges become a versioned edit against the buffer's text."""
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    editor.open(path)
+    editor.change(path, PLAN + "my note\n")  # unsaved
+    version = editor.versions[path.as_uri()]
+    answer = await editor.request(
+        "planMode/applyEdit",
+        {
+            "edit": {
+                "changes": {
+                    path.as_uri(): [
+                        {
+                            "range": {
+                                "start": {"line": 3, "character": 22},
+                                "end": {"line": 3, "character": 22},
+                            },
+                            "newText": " to hi",
+                        }
+                    ]
+                }
+            },
+            "label": "Sharper",
+        },
+    )
+    assert answer == {"applied": True}
+    (change,) = editor.applied_edits[-1]["edit"].document_changes
+    assert change.text_document.version == version
+    (edit,) = change.edits
+    assert (edit.range.start.line, edit.new_text) == (3, "2. Change the greeting to hi\n")
+    assert editor.buffers[path] == PLAN.replace("greeting\n", "greeting to hi\n") + "my note\n"
+    await rejected(editor, task)

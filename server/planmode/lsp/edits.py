@@ -17,7 +17,7 @@ from lsprotocol.converters import get_converter
 
 from planmode.core import edits
 from planmode.core.service import InvalidParams
-from planmode.lsp import diagnostics, protocol
+from planmode.lsp import buffers, diagnostics, protocol
 from planmode.lsp.models import ApplyEditParams
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -171,8 +171,9 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
             }
     plan_texts = resulting_plan_texts(server, operations)
     if server.client_supports("workspace", "apply_edit"):
+        forwarded = versioned_for_open_buffers(server, operations) or workspace_edit
         answer = await server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=workspace_edit, label=params.label)
+            types.ApplyWorkspaceEditParams(edit=forwarded, label=params.label)
         )
         result: dict[str, Any] = {"applied": bool(answer.applied)}
         if not answer.applied:
@@ -190,6 +191,46 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
         server.publish_state(session)
         server.refresh_code_lenses()
     return result
+
+
+def versioned_for_open_buffers(
+    server: PlanModeServer, operations: list[edits.Operation]
+) -> types.WorkspaceEdit | None:
+    """The agent's text edits of open documents as versioned ``documentChanges`` against the
+    text the server knows each buffer holds (lsp/buffers.py): an editor whose buffer moved on
+    since refuses them instead of applying the ranges to other text. None when the edit has
+    file operations or targets a closed file (forwarded as the agent sent it), or the client
+    cannot check versions."""
+    if not server.client_supports("workspace", "workspace_edit", "document_changes"):
+        return None
+    documents = {}
+    for operation in operations:
+        if not isinstance(operation, edits.ChangeText):
+            return None
+        document = server.open_document(operation.path)
+        if document is None:
+            return None
+        documents[operation.path] = document
+    try:
+        final = edits.simulate(operations, lambda path: documents[path].source)
+    except (edits.EditError, KeyError):
+        return None  # forwarded as sent: the editor refuses it too
+    changes: list[
+        types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
+    ] = []
+    for path, document in documents.items():
+        text = final.get(path)
+        if text is None:
+            return None
+        changes.append(
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=path.as_uri(), version=document.version
+                ),
+                edits=list(buffers.line_edits(document.source, text)),
+            )
+        )
+    return types.WorkspaceEdit(document_changes=changes)
 
 
 def resulting_plan_texts(
