@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from planmode.discovery import discovery_path
 from tests.e2e.claude_code.agent import Agent, failure_report
-from tests.e2e.claude_code.fake_api import FakeApi, Request
+from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
 from tests.e2e.harness import Editor, running_editor
 
@@ -36,6 +36,7 @@ PLAN = "# Greet by name\n\n1. Read the name from argv in src/app.py.\n\n## Verif
 FEEDBACK = "Add a test for the greeting."
 REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
 USER_LINE = "3. Mention it in the README.\n"
+PROBE = "python3 -c \"open('notes.txt', 'w').write('x')\""
 FAREWELL = "# Farewell\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
 # Review comments the user writes into the plan (README "Reviewing with comments").
 COMMENT = "> [!review] Which argument: the first, or --name?\n"
@@ -200,6 +201,17 @@ async def plan_in_claude_code(
     implemented = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
     assert "updated successfully" in implemented.result_text(), implemented.result_text()
     assert app.read_text() == "print('hi')\n"
+
+    # Outside plan mode the hook has no opinion on a command: Claude Code asks as it would
+    # without it, and the user's "no" is what the model hears.
+    agent.api.reply(tool_use("Bash", {"command": PROBE, "description": "Make notes"}))
+    await asyncio.to_thread(agent.claude.wait_screen, r"Do you want to proceed\?", 20)
+    agent.claude.keys("Escape")
+    await asyncio.to_thread(agent.claude.wait_screen, lambda shown: "to proceed?" not in shown, 10)
+    agent.claude.type("Skip the notes")
+    declined = await agent.turn()
+    assert "doesn't want to proceed" in denied(declined), declined.result_text()
+    assert not (root / "notes.txt").exists()
 
     # The user switches back to plan mode (shift+tab) for a follow-up: the same plan file again,
     # approved unedited this time — the model is told so — and the mode from before comes back.
