@@ -203,6 +203,11 @@ def run(args: argparse.Namespace) -> int:
     except RpcError as exc:
         print(f"planmode: {exc.message} (error {exc.code})", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader left early (`planmode plans | head -1`): nothing more to tell it, and no
+        # error to print about it. Not EXIT_OK: a decision the caller never read is no allow.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
     except (OSError, ValueError) as exc:
         print(f"planmode: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -186,6 +186,34 @@ async def test_cli_bad_input_is_named_and_changes_nothing(editor: Editor, root: 
     assert state["mode"] == "plan" and state["pendingApproval"] is None
 
 
+def run_into_a_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """As ``planmode … | head -0``: stdout's reader is gone before the answer is printed."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "planmode", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            cwd=cwd,
+        )
+    finally:
+        os.close(write_end)
+
+
+async def test_a_reader_that_left_early_gets_no_error_text(editor: Editor, root: Path) -> None:
+    await endpoint(root)
+    # Before: "planmode: [Errno 32] Broken pipe" on stderr, as if the command had failed.
+    for args in (["state"], ["check", "Bash", '{"command": "ls"}'], ["plans", "--json"]):
+        cut = await in_thread(run_into_a_closed_pipe, args, root)
+        assert cut.stderr == "", args
+        assert cut.returncode == 1  # not 0: nobody read what was decided
+    # And the decision is not lost for a caller that reads it.
+    assert (await in_thread(run, ["check", "Bash", '{"command": "ls"}'], "", root)).returncode == 0
+
+
 async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: Path) -> None:
     """Grants are scoped to the conversation (Claude Code #27160): SessionEnd ends them."""
     await endpoint(root)
