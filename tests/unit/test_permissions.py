@@ -530,3 +530,24 @@ def test_deny_rules_leave_other_commands_alone(command: str, tmp_path: Path) -> 
         mode="bypassPermissions", root=tmp_path, plan_file=tmp_path / "p.md", deny_rules=DENY_RM
     )
     assert decide("Bash", {"command": command}, context).behavior == "allow"
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "problem"),
+    [
+        ({}, "file_path must be a non-empty string"),
+        ({"file_path": 5}, "file_path must be a non-empty string"),
+        ({"file_path": "src/\x00x.py"}, "file_path contains a NUL byte"),
+        ({"file_path": "src/"}, "'src/' names a directory, not a file"),
+    ],
+)
+def test_a_write_with_no_file_path_says_so(
+    layout: dict[str, Path], tool_input: dict[str, Any], problem: str
+) -> None:
+    # Before: "Write of file_path must be a non-empty string — while planning, …".
+    decision = run(layout, "Write", tool_input)
+    assert decision.behavior == "deny"
+    assert decision.message == (
+        "Denied by plan mode (only the plan file may be written): "
+        f"Write of no file path ({problem}) — while planning, write only {layout['plan']}"
+    )

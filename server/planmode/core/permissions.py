@@ -196,7 +196,7 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
         resolved = resolve_path(raw, context.root)
         lexical = lexical_path(raw, context.root)
     except UnsafePath as exc:
-        return str(exc)
+        return f"no file path ({exc})"  # read as "Write of no file path (…)"
     plan = context.plan_file
     if plan.is_symlink() or plan.resolve() != plan:
         return f"{resolved} (the plan file is a symlink, never written through)"
