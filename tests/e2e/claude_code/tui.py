@@ -201,3 +201,6 @@ class ClaudeCode:
 
     def close(self) -> None:
         self._tmux("kill-server")
+        # tmux leaves the socket of a killed server behind.
+        base = os.environ.get("TMUX_TMPDIR") or "/tmp"
+        Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
