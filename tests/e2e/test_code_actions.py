@@ -219,3 +219,42 @@ async def test_a_message_names_the_plan_when_the_editor_cannot_show_it(
             "planMode/reject", {"approvalId": (await ed.state())["pendingApproval"]["approvalId"]}
         )
         await asyncio.wait_for(task, 5)
+
+
+async def test_an_exit_without_a_plan_file_is_told_not_asked_when_the_editor_cannot_show_it(
+    root: Path, home: Path
+) -> None:
+    """No showMessageRequest for eglot and Helix: a message, then the empty plan's actions."""
+    caps = harness.capabilities(show_document=False)
+    async with running_editor(root, home, init_options={"sessionId": "main"}, caps=caps) as ed:
+        await ed.request("planMode/enter", {})
+        plan_path = Path((await ed.state())["planFilePath"])
+        assert not plan_path.exists()
+        task = ed.start("planMode/exit", {})
+        relative = str(plan_path.relative_to(root))
+        text = await ed.message_until(lambda m: relative in m)
+        assert text == (
+            f"Exit plan mode? The agent wrote no plan ({relative} does not exist). Open it and "
+            "choose Approve plan, Approve & auto-accept edits or Reject… from its code actions "
+            "(or lenses), or run `planmode approve` or `planmode reject --feedback TEXT` in a "
+            "terminal in the workspace."
+        )
+        assert all(isinstance(m, types.ShowMessageParams) for m in ed.client.messages)
+        (shown,) = [m for m in ed.client.messages if m.message == text]
+        assert shown.type == types.MessageType.Info
+        assert not task.done()  # nothing answered for the user
+
+        # What the message says works: the empty buffer the editor opens offers the decisions.
+        ed.open(plan_path, "")
+        actions = await ed.code_actions(plan_path)
+        assert [a.title for a in actions] == [
+            "Approve plan",
+            "Approve & auto-accept edits",
+            "Reject…",
+        ]
+        approve = actions[0]
+        assert isinstance(approve, types.CodeAction) and approve.command is not None
+        await ed.execute(approve.command.command, list(approve.command.arguments or []))
+        result = await asyncio.wait_for(task, 5)
+        assert result["outcome"] == "approved"
+        assert (await ed.state())["mode"] == "default"

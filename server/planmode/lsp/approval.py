@@ -148,6 +148,11 @@ async def show_plan(server: PlanModeServer, approval: Approval) -> None:
             server.show_message(review_message(server, path), types.MessageType.Info)
         return
     # An exit without a plan file still needs an answer; lenses need a file to sit on.
+    if not server.client_supports("window", "show_document", "support"):
+        # eglot and Helix: a message, not showMessageRequest (Helix has none, eglot's would
+        # take the minibuffer); the empty plan's code actions or the CLI decide.
+        server.show_message(no_plan_message(server, path), types.MessageType.Info)
+        return
     approve, reject = "Approve", "Reject"
     choice = await server.window_show_message_request_async(
         types.ShowMessageRequestParams(
@@ -167,14 +172,28 @@ async def show_plan(server: PlanModeServer, approval: Approval) -> None:
 
 def review_message(server: PlanModeServer, path: Path, who: str = "The agent") -> str:
     """The plan to review, and how to decide it in an editor that was not shown the plan."""
-    try:
-        shown = str(path.relative_to(server.service.root))
-    except ValueError:
-        shown = str(path)
+    return f"{who} asks you to approve its plan: {shown_path(server, path)}. {how_to_decide()}"
+
+
+def no_plan_message(server: PlanModeServer, path: Path) -> str:
+    """An exit with no plan file, and how to decide it without a message request."""
     return (
-        f"{who} asks you to approve its plan: {shown}. Open it and choose "
-        f"{protocol.LENS_APPROVE}, {protocol.LENS_APPROVE_ACCEPT_EDITS} or {protocol.LENS_REJECT} "
-        "from its code actions (or lenses), or run `planmode approve` or "
+        f"{prompts.EXIT_PERMISSION_PROMPT} The agent wrote no plan "
+        f"({shown_path(server, path)} does not exist). {how_to_decide()}"
+    )
+
+
+def shown_path(server: PlanModeServer, path: Path) -> str:
+    try:
+        return str(path.relative_to(server.service.root))
+    except ValueError:
+        return str(path)
+
+
+def how_to_decide() -> str:
+    return (
+        f"Open it and choose {protocol.LENS_APPROVE}, {protocol.LENS_APPROVE_ACCEPT_EDITS} or "
+        f"{protocol.LENS_REJECT} from its code actions (or lenses), or run `planmode approve` or "
         "`planmode reject --feedback TEXT` in a terminal in the workspace."
     )
 
