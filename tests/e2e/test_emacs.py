@@ -26,6 +26,8 @@ P2 = (
     "# Plan\n\n1. Read the code\n2. Change it, carefully\n3. Test it\n4. Document it\n\n"
     "## Verification\nRun the tests\n"
 )
+COMMENT = "Keep the old name working"
+P1_COMMENTED = P1.replace("2. Change it\n", f"2. Change it\n> [!review] {COMMENT}\n")
 # P2 with the agent's change of line 4 undone ("Change it" back), its addition kept.
 UNDONE = P2.replace("2. Change it, carefully\n", "2. Change it\n")
 
@@ -65,9 +67,17 @@ class Agent:
 
         return result
 
-    def pending(self) -> dict[str, Any] | None:
+    def state(self) -> dict[str, Any]:
         with connect(self.root, timeout=30) as conn:
-            return conn.request("planMode/getState", {"sessionId": "agent"})["pendingApproval"]
+            state: dict[str, Any] = conn.request("planMode/getState", {"sessionId": "agent"})
+            return state
+
+    def pending(self) -> dict[str, Any] | None:
+        pending: dict[str, Any] | None = self.state()["pendingApproval"]
+        return pending
+
+    def mode(self) -> str:
+        return str(self.state()["mode"])
 
 
 @pytest.fixture
@@ -150,8 +160,27 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
         time.sleep(0.1)
 
     find_file(emacs, agent.plan_path)
-    pick(emacs, "eglot-code-actions", "Pick an action (default Approve plan)", "Rej")
-    assert first()["outcome"] == "rejected"
+    # A review comment typed under the step it is about (C-o: no markdown indentation), saved.
+    goto_line(emacs, 5)
+    emacs.keys("C-o")
+    emacs.type(f"> [!review] {COMMENT}")
+    emacs.keys("C-x", "C-s")
+    synced(emacs, agent.plan_path, P1_COMMENTED)
+    # The Reject action carries it; the agent gets it anchored, and keeps planning.
+    pick(emacs, "eglot-code-actions", "Pick an action (default Approve plan)", "Reject… (1")
+    rejected = first()
+    assert rejected["outcome"] == "rejected"
+    assert rejected["comments"] == [
+        {
+            "text": COMMENT,
+            "quote": "2. Change it",
+            "headingPath": ["Plan"],
+            "line": 4,
+            "outdated": False,
+        }
+    ]
+    assert COMMENT in rejected["toolResult"]
+    assert agent.mode() == "plan"
 
     # The agent revises the open plan: the buffer is the file, byte for byte, unmodified.
     second = agent.exit(P2)
