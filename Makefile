@@ -45,7 +45,7 @@ demo: install
 	$(VENV)/bin/planmode demo
 
 test: install editors claude-code lint typecheck vscode-test
-	$(PY) -m pytest -q
+	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
 # Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
 # packages; installed once, as root in CI).
