@@ -278,6 +278,29 @@ def _parse_options(spec: Options, args: Args) -> Parsed | str:
     return parsed
 
 
+def _leading_options(
+    args: Args, computed: str, take: Callable[[str, list[str | None]], str | None]
+) -> tuple[list[str | None], str | None]:
+    """Walks the options before the first operand (or ``--``), handing each to ``take``, which
+    may consume its value from the rest. Returns the words after the options, or the problem:
+    ``computed`` for a word the shell computes (it could be any option)."""
+    rest = list(args)
+    while rest:
+        arg = rest[0]
+        if arg is None:
+            return rest, computed
+        if arg == "--":
+            rest.pop(0)
+            break
+        if not arg.startswith("-") or arg == "-":
+            break
+        rest.pop(0)
+        problem = take(arg, rest)
+        if problem:
+            return rest, problem
+    return rest, None
+
+
 def _take_option(spec: Options, arg: str, rest: list[str | None], parsed: Parsed) -> str | None:
     if arg.startswith("--"):
         name, equals, value = arg.partition("=")
@@ -499,20 +522,17 @@ _AWK_OPTIONS = Options(valued="Fv", long_valued=_names("--field-separator --assi
 
 
 def _awk(args: Args) -> str | None:
-    rest = list(args)
-    program: str | None = None
-    while rest:
-        arg = rest.pop(0)
-        if arg is None:
-            return "an argument computed by the shell (it could be -f or a program)"
-        if arg == "--":
-            break
-        if not arg.startswith("-") or arg == "-":
-            rest.insert(0, arg)
-            break
+    def take(arg: str, rest: list[str | None]) -> str | None:
         taken = _take_option(_AWK_OPTIONS, arg, rest, Parsed([], []))
         if taken:
             return f"awk: {taken} (only -F and -v; -f, -i, -l, -o, -p, -d and -e are refused)"
+        return None
+
+    rest, problem = _leading_options(
+        args, "an argument computed by the shell (it could be -f or a program)", take
+    )
+    if problem:
+        return problem
     if not rest:
         return "awk without a program"
     program = rest.pop(0)
@@ -558,21 +578,15 @@ def _xargs(args: Args) -> str | None:
         longs=_names("--null --no-run-if-empty --verbose --exit --interactive --open-tty"),
         long_valued=_names("--arg-file --delimiter --max-args --max-procs --max-chars --max-lines"),
     )
-    rest = list(args)
     parsed = Parsed([], [])
-    while rest:
-        arg = rest[0]
-        if arg is None:
-            return "an argument computed by the shell"
-        if arg == "--":
-            rest.pop(0)
-            break
-        if not arg.startswith("-") or arg == "-":
-            break
-        rest.pop(0)
+
+    def take(arg: str, rest: list[str | None]) -> str | None:
         problem = _take_option(spec, arg, rest, parsed)
-        if problem:
-            return f"xargs: {problem}"
+        return f"xargs: {problem}" if problem else None
+
+    rest, problem = _leading_options(args, "an argument computed by the shell", take)
+    if problem:
+        return problem
     if not rest:
         return None  # xargs runs echo by default
     program = rest[0]
@@ -596,22 +610,19 @@ _XXD_ATTACHED = re.compile(r"-[cglos][+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)\Z")
 
 
 def _xxd(args: Args) -> str | None:
-    rest = list(args)
-    while rest:
-        arg = rest[0]
-        if arg is None:
-            return "an argument computed by the shell (it could name an output file)"
-        if arg == "--":
-            rest.pop(0)
-            break
-        if not arg.startswith("-") or arg == "-":
-            break
-        rest.pop(0)
+    def take(arg: str, rest: list[str | None]) -> str | None:
         if arg in _XXD_VALUED:
             if not rest or rest.pop(0) is None:
                 return f"xxd {arg} without a literal value"
         elif arg not in _XXD_FLAGS and not _XXD_ATTACHED.match(arg):
             return f"xxd option {arg} is not known to be read-only"
+        return None
+
+    rest, problem = _leading_options(
+        args, "an argument computed by the shell (it could name an output file)", take
+    )
+    if problem:
+        return problem
     if len(rest) > 1:
         return "xxd INFILE OUTFILE writes OUTFILE (at most one operand)"
     if rest and rest[0] is None:
