@@ -11,7 +11,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const production = process.argv.includes("--production");
 const tests = process.argv.includes("--tests");
 
-const common = { bundle: true, platform: "node", target: "node20", format: "cjs", logLevel: "warning" };
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  logLevel: "warning",
+};
 
 function testEntries(dir) {
   return readdirSync(join(root, dir))
@@ -20,8 +26,18 @@ function testEntries(dir) {
 }
 
 if (tests) {
-  await esbuild.build({ ...common, entryPoints: testEntries("test/unit"), outdir: join(root, "out/unit"), external: ["vscode"] });
-  await esbuild.build({ ...common, entryPoints: testEntries("test/e2e"), outdir: join(root, "out/e2e"), external: ["playwright-core"] });
+  await esbuild.build({
+    ...common,
+    entryPoints: testEntries("test/unit"),
+    outdir: join(root, "out/unit"),
+    external: ["vscode"],
+  });
+  await esbuild.build({
+    ...common,
+    entryPoints: testEntries("test/e2e"),
+    outdir: join(root, "out/e2e"),
+    external: ["playwright-core"],
+  });
 } else {
   await esbuild.build({
     ...common,

@@ -61,7 +61,10 @@ export interface ClientEvents {
 export const PYTHON_PATH_SETTING = `${SETTINGS_SECTION}.server.pythonPath`;
 
 export function openPythonPathSetting(): Thenable<unknown> {
-  return vscode.commands.executeCommand("workbench.action.openSettings", `@id:${PYTHON_PATH_SETTING}`);
+  return vscode.commands.executeCommand(
+    "workbench.action.openSettings",
+    `@id:${PYTHON_PATH_SETTING}`,
+  );
 }
 
 const FIX_LABELS: Record<Problem["fix"], string> = {
@@ -114,7 +117,9 @@ export class ServerController implements vscode.Disposable {
     );
     void onPythonInterpreterChange(() => {
       if (this.current?.source !== "setting") {
-        this.output.appendLine("The Python extension's interpreter changed: looking for the server again.");
+        this.output.appendLine(
+          "The Python extension's interpreter changed: looking for the server again.",
+        );
         void this.restart();
       }
     }).then((listener) => listener && this.subscriptions.push(listener));
@@ -174,7 +179,13 @@ export class ServerController implements vscode.Disposable {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.output.appendLine(`Creating the private environment failed: ${reason}`);
-        this.report({ reason: `creating the private environment failed: ${reason}`, fix: "createEnvironment" }, true);
+        this.report(
+          {
+            reason: `creating the private environment failed: ${reason}`,
+            fix: "createEnvironment",
+          },
+          true,
+        );
         return;
       }
       await this.doStart();
@@ -190,7 +201,10 @@ export class ServerController implements vscode.Disposable {
       return;
     }
     this.notified = key;
-    const show = problem.fix === "createEnvironment" ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
+    const show =
+      problem.fix === "createEnvironment"
+        ? vscode.window.showInformationMessage
+        : vscode.window.showErrorMessage;
     void show(problemMessage(problem), FIX_LABELS[problem.fix], "Show Log").then((choice) => {
       if (choice === FIX_LABELS[problem.fix]) {
         void this.fix();
@@ -214,7 +228,9 @@ export class ServerController implements vscode.Disposable {
         await this.privateEnv.create();
         resolution = await resolveServer(environment(setting, this.privateEnv));
       } catch (error) {
-        this.output.appendLine(`Updating failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.output.appendLine(
+          `Updating failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     if (resolution.kind === "settingBroken") {
@@ -260,7 +276,11 @@ export class ServerController implements vscode.Disposable {
     const client = new LanguageClient("planMode", "Plan Mode", serverOptions, clientOptions);
     client.onNotification(DID_CHANGE_STATE, (state: SessionState) => this.events.onState(state));
     client.onDidChangeState((change) => {
-      if (change.newState === State.Stopped && this.client === client && this.current !== undefined) {
+      if (
+        change.newState === State.Stopped &&
+        this.client === client &&
+        this.current !== undefined
+      ) {
         this.report({ reason: stopReason ?? "the server exited", fix: "restart" }, true);
       }
     });
@@ -274,7 +294,10 @@ export class ServerController implements vscode.Disposable {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`The plan mode server did not start: ${reason}`);
-      this.report({ reason: `it did not start (${reason}); its log has the details`, fix: "restart" }, true);
+      this.report(
+        { reason: `it did not start (${reason}); its log has the details`, fix: "restart" },
+        true,
+      );
     }
   }
 
@@ -303,8 +326,7 @@ export class ServerController implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const properties =
       (this.context.extension.packageJSON?.contributes?.configuration?.properties as
-        | Record<string, unknown>
-        | undefined) ?? {};
+        Record<string, unknown> | undefined) ?? {};
     return explicitSettings(contributedKeys(properties), (key) => config.inspect(key));
   }
 

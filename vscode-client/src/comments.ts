@@ -26,7 +26,8 @@ export class ReviewComments implements vscode.Disposable {
     this.controller = vscode.comments.createCommentController(CONTROLLER_ID, "Plan review");
     this.controller.options = {
       prompt: "Comment for the agent…",
-      placeHolder: "What should the agent change here? It is written into the plan as > [!review] …",
+      placeHolder:
+        "What should the agent change here? It is written into the plan as > [!review] …",
     };
     this.controller.commentingRangeProvider = {
       provideCommentingRanges: (document) => {

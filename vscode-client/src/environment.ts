@@ -35,13 +35,20 @@ interface RunResult {
 export function run(
   command: string,
   args: readonly string[],
-  options: { timeoutMs?: number; onLine?: (line: string) => void; token?: vscode.CancellationToken } = {},
+  options: {
+    timeoutMs?: number;
+    onLine?: (line: string) => void;
+    token?: vscode.CancellationToken;
+  } = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
     let settled = false;
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUTF8: "1" } });
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, PYTHONUTF8: "1" },
+    });
     const finish = (result: RunResult) => {
       if (!settled) {
         settled = true;
@@ -71,7 +78,9 @@ export function run(
       stderr += data.toString();
       lines(data.toString());
     });
-    child.on("error", (error: NodeJS.ErrnoException) => finish({ code: null, stdout, stderr, error: error.code ?? error.message }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      finish({ code: null, stdout, stderr, error: error.code ?? error.message }),
+    );
     child.on("close", (code) => finish({ code, stdout, stderr }));
   });
 }
@@ -133,7 +142,9 @@ export async function pythonExtensionInterpreter(): Promise<string | undefined> 
 }
 
 /** Calls `listener` when the user selects another interpreter in the Python extension. */
-export async function onPythonInterpreterChange(listener: () => void): Promise<vscode.Disposable | undefined> {
+export async function onPythonInterpreterChange(
+  listener: () => void,
+): Promise<vscode.Disposable | undefined> {
   const api = await pythonExtensionApi();
   return api?.environments?.onDidChangeActiveEnvironmentPath?.(() => listener());
 }
@@ -155,7 +166,9 @@ export class PrivateEnvironment {
   /** The planmode wheel inside the .vsix (`server/planmode-*.whl`), if the build put one there. */
   get bundledWheel(): string | undefined {
     const dir = join(this.context.extensionPath, "server");
-    const name = existsSync(dir) ? readdirSync(dir).find((n) => wheelVersion(n) !== undefined) : undefined;
+    const name = existsSync(dir)
+      ? readdirSync(dir).find((n) => wheelVersion(n) !== undefined)
+      : undefined;
     return name === undefined ? undefined : join(dir, name);
   }
 
@@ -193,17 +206,30 @@ export class PrivateEnvironment {
           }
           step(`Creating ${this.directory} with ${base.python} -m venv…`);
           mkdirSync(this.context.globalStorageUri.fsPath, { recursive: true });
-          const venv = await run(base.python, ["-m", "venv", this.directory], { onLine: log, token });
+          const venv = await run(base.python, ["-m", "venv", this.directory], {
+            onLine: log,
+            token,
+          });
           if (venv.code !== 0) {
             rmSync(this.directory, { recursive: true, force: true });
-            throw new Error(`${base.python} -m venv failed: ${venv.error ?? lastLine(venv.stderr)}`);
+            throw new Error(
+              `${base.python} -m venv failed: ${venv.error ?? lastLine(venv.stderr)}`,
+            );
           }
         }
         const target = this.installTarget;
         step(`Installing ${target.split(/[\\/]/).pop()} and its dependencies (pip)…`);
         const pip = await run(
           this.python,
-          ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--upgrade", target],
+          [
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--upgrade",
+            target,
+          ],
           { onLine: log, token },
         );
         if (pip.code !== 0) {

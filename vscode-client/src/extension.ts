@@ -13,7 +13,14 @@ import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
 import { grantsText, SessionTracker, type Approval, type SessionState } from "./state";
 import { SOURCE_LABELS } from "./resolve";
-import { MODES, modePickItems, problemView, serverLine, statusView, type StatusView } from "./status";
+import {
+  MODES,
+  modePickItems,
+  problemView,
+  serverLine,
+  statusView,
+  type StatusView,
+} from "./status";
 
 const STATUS_COMMAND: Record<StatusView["action"], string> = {
   pickMode: COMMANDS.pickMode,
@@ -27,21 +34,37 @@ let controller: ServerController | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Plan Mode");
   const sessions = new SessionTracker();
-  const status = vscode.window.createStatusBarItem("planMode.status", vscode.StatusBarAlignment.Left, 100);
+  const status = vscode.window.createStatusBarItem(
+    "planMode.status",
+    vscode.StatusBarAlignment.Left,
+    100,
+  );
   status.name = "Plan Mode";
   const submitted = new SubmittedPlanProvider();
-  const samePath = (a: string, b: string) => vscode.Uri.file(a).fsPath === vscode.Uri.file(b).fsPath;
+  const samePath = (a: string, b: string) =>
+    vscode.Uri.file(a).fsPath === vscode.Uri.file(b).fsPath;
   const reviewComments = new ReviewComments({
-    underReview: (path) => sessions.all().some((s) => s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path)),
+    underReview: (path) =>
+      sessions
+        .all()
+        .some((s) => s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path)),
     isPlan: (path) =>
-      sessions.all().some((s) => samePath(s.planFilePath, path) || (s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path))),
+      sessions
+        .all()
+        .some(
+          (s) =>
+            samePath(s.planFilePath, path) ||
+            (s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path)),
+        ),
   });
 
   const render = (view: StatusView): void => {
     status.text = view.text;
     status.tooltip = view.tooltip;
     status.command = STATUS_COMMAND[view.action];
-    status.backgroundColor = view.warning ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    status.backgroundColor = view.warning
+      ? new vscode.ThemeColor("statusBarItem.warningBackground")
+      : undefined;
     status.show();
   };
   render(statusView(undefined));
@@ -82,9 +105,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const client = () => {
     const running = server.running;
     if (running === undefined) {
-      void vscode.window.showErrorMessage("The plan mode server is not running.", "Show Log").then((c) => {
-        if (c) output.show();
-      });
+      void vscode.window
+        .showErrorMessage("The plan mode server is not running.", "Show Log")
+        .then((c) => {
+          if (c) output.show();
+        });
     }
     return running;
   };
@@ -95,7 +120,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     try {
       return await running.sendRequest<T>(method, params);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Plan mode: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(
+        `Plan mode: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return undefined;
     }
   };
@@ -115,9 +142,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const grants = grantsText(approval);
     if (grants === undefined || announced.has(approval.approvalId)) return;
     announced.add(approval.approvalId);
-    void vscode.window.showWarningMessage(`A plan is ready for review. ${grants}`, "Review Plan").then((choice) => {
-      if (choice) void openFile(approval.planFilePath);
-    });
+    void vscode.window
+      .showWarningMessage(`A plan is ready for review. ${grants}`, "Review Plan")
+      .then((choice) => {
+        if (choice) void openFile(approval.planFilePath);
+      });
   };
 
   /** Approving a plan that carries allowedPrompts: confirmed with the exact rules first. */
@@ -153,7 +182,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const state = sessions.current();
       if (state === undefined || !state.planExists) {
         void vscode.window.showInformationMessage(
-          state === undefined ? "The plan mode server has not started yet." : "No plan written yet in this session.",
+          state === undefined
+            ? "The plan mode server has not started yet."
+            : "No plan written yet in this session.",
         );
         return;
       }
@@ -161,11 +192,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand(COMMANDS.approve, async () => {
       const approval = pendingApproval();
-      if (approval && (await confirmGrants(approval))) await request(APPROVE, approveParams(approval));
+      if (approval && (await confirmGrants(approval)))
+        await request(APPROVE, approveParams(approval));
     }),
     vscode.commands.registerCommand(COMMANDS.approveAcceptEdits, async () => {
       const approval = pendingApproval();
-      if (approval && (await confirmGrants(approval))) await request(APPROVE, approveParams(approval, "acceptEdits"));
+      if (approval && (await confirmGrants(approval)))
+        await request(APPROVE, approveParams(approval, "acceptEdits"));
     }),
     vscode.commands.registerCommand(COMMANDS.reject, async () => {
       const approval = pendingApproval();
@@ -191,7 +224,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         matchOnDetail: true,
       });
       if (picked === undefined) return;
-      const state = await request<SessionState>(SET_MODE, setModeParams(picked.mode, current?.sessionId));
+      const state = await request<SessionState>(
+        SET_MODE,
+        setModeParams(picked.mode, current?.sessionId),
+      );
       if (state !== undefined) {
         sessions.update(state);
         render(view(sessions.current()));
@@ -201,7 +237,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMANDS.restart, () => server.restart()),
     vscode.commands.registerCommand(COMMANDS.fixServer, () => server.fix()),
     reviewComments,
-    vscode.commands.registerCommand(COMMANDS.addComment, (reply: vscode.CommentReply) => reviewComments.add(reply)),
+    vscode.commands.registerCommand(COMMANDS.addComment, (reply: vscode.CommentReply) =>
+      reviewComments.add(reply),
+    ),
   );
 
   await controller.start();

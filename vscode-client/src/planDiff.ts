@@ -20,7 +20,10 @@ export class SubmittedPlanProvider implements vscode.TextDocumentContentProvider
 }
 
 export async function showPlanChanges(approval: Approval): Promise<void> {
-  const left = vscode.Uri.from({ scheme: SUBMITTED_PLAN_SCHEME, path: submittedPlanPath(approval) });
+  const left = vscode.Uri.from({
+    scheme: SUBMITTED_PLAN_SCHEME,
+    path: submittedPlanPath(approval),
+  });
   const right = vscode.Uri.file(approval.planFilePath);
   const name = right.path.split("/").pop();
   await vscode.commands.executeCommand("vscode.diff", left, right, `${name}: submitted ↔ current`);

@@ -77,9 +77,20 @@ export async function resolveServer(env: Environment): Promise<Resolution> {
     const probe = await env.probe(env.setting);
     tried.push(describe(env.setting, "setting", probe));
     if (probe.ok) {
-      return { kind: "found", source: "setting", python: env.setting, version: probe.version, tried };
+      return {
+        kind: "found",
+        source: "setting",
+        python: env.setting,
+        version: probe.version,
+        tried,
+      };
     }
-    return { kind: "settingBroken", python: env.setting, reason: `${env.setting} ${probe.reason}`, tried };
+    return {
+      kind: "settingBroken",
+      python: env.setting,
+      reason: `${env.setting} ${probe.reason}`,
+      tried,
+    };
   }
 
   const candidates: Array<[Source, string | undefined]> = [
@@ -102,9 +113,16 @@ export async function resolveServer(env: Environment): Promise<Resolution> {
   const privateProbe = await env.probe(env.privatePython);
   tried.push(describe(env.privatePython, "private", privateProbe));
   if (privateProbe.ok) {
-    const outdated = env.bundledVersion !== undefined && privateProbe.version !== env.bundledVersion;
+    const outdated =
+      env.bundledVersion !== undefined && privateProbe.version !== env.bundledVersion;
     if (!outdated) {
-      return { kind: "found", source: "private", python: env.privatePython, version: privateProbe.version, tried };
+      return {
+        kind: "found",
+        source: "private",
+        python: env.privatePython,
+        version: privateProbe.version,
+        tried,
+      };
     }
     return {
       kind: "needsEnvironment",
@@ -113,7 +131,12 @@ export async function resolveServer(env: Environment): Promise<Resolution> {
       tried,
     };
   }
-  return { kind: "needsEnvironment", update: false, reason: firstReason ?? `no Python has planmode`, tried };
+  return {
+    kind: "needsEnvironment",
+    update: false,
+    reason: firstReason ?? `no Python has planmode`,
+    tried,
+  };
 }
 
 /** The first interpreter new enough to create the private environment with (3.11+). */
@@ -152,9 +175,17 @@ export function venvPython(dir: string, platform: NodeJS.Platform): string {
 }
 
 /** The probe's answer read from the probe script's output (see environment.ts). */
-export function readProbe(exitCode: number | null, stdout: string, stderr: string, spawnError?: string): Probe {
+export function readProbe(
+  exitCode: number | null,
+  stdout: string,
+  stderr: string,
+  spawnError?: string,
+): Probe {
   if (spawnError !== undefined) {
-    return { ok: false, reason: spawnError === "ENOENT" ? "was not found" : `could not run (${spawnError})` };
+    return {
+      ok: false,
+      reason: spawnError === "ENOENT" ? "was not found" : `could not run (${spawnError})`,
+    };
   }
   const version = /^planmode (\S+)$/m.exec(stdout)?.[1];
   if (exitCode === 0 && version !== undefined) {

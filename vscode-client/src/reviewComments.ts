@@ -92,7 +92,10 @@ export function commentInsertion(
   line: number,
   text: string,
 ): { at: number; lines: string[] } {
-  const body = text.trim().split(/\r\n|\r|\n/).map((part) => part.trim());
+  const body = text
+    .trim()
+    .split(/\r\n|\r|\n/)
+    .map((part) => part.trim());
   if (body.length === 0 || body[0] === "") throw new Error("a comment needs text");
   const written = [`> ${MARKER} ${body[0]}`].concat(
     body.slice(1).map((part) => {
@@ -132,7 +135,10 @@ export function commentInsertion(
   }
   // After comments already written there, and a quote right below (it would read as a
   // continuation of the new comment).
-  while (at < lines.length && (inComment.has(at) || (fenced[at] === undefined && QUOTE_LINE.test(lines[at])))) {
+  while (
+    at < lines.length &&
+    (inComment.has(at) || (fenced[at] === undefined && QUOTE_LINE.test(lines[at])))
+  ) {
     at += 1;
   }
   return { at, lines: written };

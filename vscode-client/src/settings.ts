@@ -21,7 +21,8 @@ export interface ServerCommand {
 
 /** The command line that starts the server; bad values fall back to the defaults. */
 export function serverCommand(pythonPath: unknown, args: unknown): ServerCommand {
-  const command = typeof pythonPath === "string" && pythonPath.trim() ? pythonPath.trim() : DEFAULT_PYTHON;
+  const command =
+    typeof pythonPath === "string" && pythonPath.trim() ? pythonPath.trim() : DEFAULT_PYTHON;
   const argv =
     Array.isArray(args) && args.every((a) => typeof a === "string") ? [...args] : [...DEFAULT_ARGS];
   return { command, args: argv };

@@ -44,7 +44,9 @@ export interface Approval {
 export function grantsText(approval: Approval): string | undefined {
   const lines =
     approval.grants?.map((g) => `• ${g.rule}`) ??
-    approval.allowedPrompts.map((p) => `• ${p.tool} “${p.prompt}” (the server did not say which commands)`);
+    approval.allowedPrompts.map(
+      (p) => `• ${p.tool} “${p.prompt}” (the server did not say which commands)`,
+    );
   if (lines.length === 0) return undefined;
   return ["Approving also allows these commands without asking:", ...lines].join("\n");
 }

@@ -96,14 +96,21 @@ function sessionView(state: SessionState | undefined): StatusView {
   }
   return {
     text: `${mode.icon} ${mode.label}`,
-    tooltip: sandbox === undefined ? tooltip : `${tooltip}\n\nBash runs sandboxed: ${sandbox.status} (${sandbox.detail}).`,
+    tooltip:
+      sandbox === undefined
+        ? tooltip
+        : `${tooltip}\n\nBash runs sandboxed: ${sandbox.status} (${sandbox.detail}).`,
     action: "pickMode",
     warning: state.mode === "bypassPermissions",
   };
 }
 
 /** Which Python runs the server and why that one: for tooltips and the output channel. */
-export function serverLine(server: { python: string; version: string; sourceLabel: string }): string {
+export function serverLine(server: {
+  python: string;
+  version: string;
+  sourceLabel: string;
+}): string {
   return `Server: planmode ${server.version} in ${server.python} (${server.sourceLabel})`;
 }
 

@@ -63,7 +63,11 @@ export class AgentConnection {
       if (this.buffer.length < start + length) return;
       const message = JSON.parse(this.buffer.subarray(start, start + length).toString("utf8"));
       this.buffer = this.buffer.subarray(start + length);
-      if (typeof message.id === "number" && this.pending.has(message.id) && !("method" in message)) {
+      if (
+        typeof message.id === "number" &&
+        this.pending.has(message.id) &&
+        !("method" in message)
+      ) {
         const { resolve, reject } = this.pending.get(message.id)!;
         this.pending.delete(message.id);
         if (message.error) reject(new RpcError(message.error.code, message.error.message));

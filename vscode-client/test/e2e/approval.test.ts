@@ -25,7 +25,13 @@ interface ExitResult {
   restoredMode: string;
   feedback: string | null;
   remark: string | null;
-  comments: { text: string; quote: string; headingPath: string[]; line: number; outdated: boolean }[];
+  comments: {
+    text: string;
+    quote: string;
+    headingPath: string[];
+    line: number;
+    outdated: boolean;
+  }[];
   grantedPrompts: { tool: string; prompt: string }[];
   toolResult: string;
 }
@@ -70,7 +76,9 @@ function step(name: string, body: (page: Page) => Promise<void>): void {
       await body(editor.page);
     } catch (error) {
       failed = true;
-      const shot = await editor.screenshot(`failed-${name.replace(/\W+/g, "-")}`).catch(() => "none");
+      const shot = await editor
+        .screenshot(`failed-${name.replace(/\W+/g, "-")}`)
+        .catch(() => "none");
       console.error(`screenshot: ${shot}\n--- Plan Mode output ---\n${editor.clientLog()}`);
       throw error;
     }
@@ -93,19 +101,22 @@ function toast(page: Page, text: string | RegExp) {
   return page.locator(".notifications-toasts .notification-toast", { hasText: text });
 }
 
-step("with no Python that has planmode, one notification offers the private environment", async (page) => {
-  const offer = toast(page, "Plan mode needs a Python environment with planmode");
-  await offer.waitFor({ timeout: 60_000 });
-  await statusItem(page, "Plan mode: set up").waitFor({ timeout: 15_000 });
-  assert.match(await offer.innerText(), /python3 has no planmode/);
-  // One notification, not a pile of them.
-  assert.equal(await page.locator(".notifications-toasts .notification-toast").count(), 1);
-  const create = offer.getByRole("button", { name: "Create Environment" });
-  await create.waitFor({ timeout: 10_000 });
-  await page.waitForTimeout(600); // the toast's slide-in, for the screenshot
-  await editor.screenshot("0-consent");
-  await create.click();
-});
+step(
+  "with no Python that has planmode, one notification offers the private environment",
+  async (page) => {
+    const offer = toast(page, "Plan mode needs a Python environment with planmode");
+    await offer.waitFor({ timeout: 60_000 });
+    await statusItem(page, "Plan mode: set up").waitFor({ timeout: 15_000 });
+    assert.match(await offer.innerText(), /python3 has no planmode/);
+    // One notification, not a pile of them.
+    assert.equal(await page.locator(".notifications-toasts .notification-toast").count(), 1);
+    const create = offer.getByRole("button", { name: "Create Environment" });
+    await create.waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(600); // the toast's slide-in, for the screenshot
+    await editor.screenshot("0-consent");
+    await create.click();
+  },
+);
 
 step("after that one click the server runs from the private environment", async (page) => {
   await statusItem(page, "Default").waitFor({ timeout: 240_000 });
@@ -116,21 +127,29 @@ step("after that one click the server runs from the private environment", async 
   assert.equal(await toast(page, /Plan mode server|did not start/).count(), 0);
   // The status bar's tooltip says which Python runs the server, and why that one.
   await statusItem(page, "Default").hover();
-  await page.getByText(/Server: planmode \S+ in .*\(the extension's private environment\)/).first().waitFor({ timeout: 10_000 });
+  await page
+    .getByText(/Server: planmode \S+ in .*\(the extension's private environment\)/)
+    .first()
+    .waitFor({ timeout: 10_000 });
   await editor.screenshot("0b-server-tooltip");
   await page.mouse.move(640, 300);
 });
 
-step("the agent connects to the endpoint and enters plan mode: the status bar follows", async (page) => {
-  const endpoint = JSON.parse(await waitForFile(join(editor.workspace, ".claude/plan-mode/endpoint.json"), 30_000));
-  agent = await AgentConnection.connect(endpoint.socket);
-  const entered = await agent.request<{ message: string; state: State }>("planMode/enter", {});
-  assert.equal(entered.state.mode, "plan");
-  planPath = entered.state.planFilePath;
-  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
-  mkdirSync(dirname(planPath), { recursive: true });
-  writeFileSync(planPath, PLAN);
-});
+step(
+  "the agent connects to the endpoint and enters plan mode: the status bar follows",
+  async (page) => {
+    const endpoint = JSON.parse(
+      await waitForFile(join(editor.workspace, ".claude/plan-mode/endpoint.json"), 30_000),
+    );
+    agent = await AgentConnection.connect(endpoint.socket);
+    const entered = await agent.request<{ message: string; state: State }>("planMode/enter", {});
+    assert.equal(entered.state.mode, "plan");
+    planPath = entered.state.planFilePath;
+    await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+    mkdirSync(dirname(planPath), { recursive: true });
+    writeFileSync(planPath, PLAN);
+  },
+);
 
 step("Reject… asks for feedback and the agent gets it, still in plan mode", async (page) => {
   const exit = agent.request<ExitResult>("planMode/exit", {});
@@ -152,74 +171,93 @@ step("Reject… asks for feedback and the agent gets it, still in plan mode", as
   await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
 });
 
-step("a comment added through the gutter's + reaches the agent with its anchor on Reject…", async (page) => {
-  const exit = agent.request<ExitResult>("planMode/exit", {});
-  exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
-  await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
-  // Hover the gutter of line 4 ("1. Read the name…"): VS Code shows the + of the commenting range.
-  const lineNumber = page.locator(".margin-view-overlays .line-numbers", { hasText: /^4$/ });
-  await lineNumber.hover();
-  const glyph = page.locator(".margin-view-overlays .comment-range-glyph");
-  await glyph.first().waitFor({ timeout: 15_000 });
-  const row = await lineNumber.boundingBox();
-  const column = await glyph.first().boundingBox();
-  assert.ok(row && column);
-  await page.mouse.move(column.x + column.width / 2, row.y + row.height / 2);
-  await page.mouse.click(column.x + column.width / 2, row.y + row.height / 2);
-  const widget = page.locator(".review-widget");
-  await widget.locator(".comment-form").waitFor({ timeout: 15_000 });
-  await widget.locator(".comment-form .monaco-editor, .comment-form textarea").first().click();
-  await page.keyboard.type("Which argument: the first, or --name?");
-  await editor.screenshot("2a-comment-thread");
-  await widget.getByText("Add Comment", { exact: true }).click();
-  // The thread wrote the comment syntax into the plan; the server counts it on the lens.
-  const rejectWithComment = lens(page, "Reject… (1 comment)");
-  await rejectWithComment.waitFor({ timeout: 30_000 });
-  await page.locator(".view-lines", { hasText: "> [!review] Which argument: the first, or --name?" }).first().waitFor();
-  await editor.screenshot("2b-comment-written");
-  await rejectWithComment.click();
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill("Say which argument");
-  await input.press("Enter");
-  const result = await exit;
-  assert.equal(result.outcome, "rejected");
-  assert.equal(result.remark, "Say which argument");
-  assert.deepEqual(result.comments, [
-    {
-      text: "Which argument: the first, or --name?",
-      quote: "1. Read the name from the first argument in `src/app.py`.",
-      headingPath: ["Greet by name", "Steps"],
-      line: 4,
-      outdated: false,
-    },
-  ]);
-  assert.match(
-    result.toolResult,
-    /1\. under “Greet by name › Steps” on line 4: “1\. Read the name from the first argument in `src\/app\.py`\.”\n {3}Which argument: the first, or --name\?/,
-  );
-  await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
-});
+step(
+  "a comment added through the gutter's + reaches the agent with its anchor on Reject…",
+  async (page) => {
+    const exit = agent.request<ExitResult>("planMode/exit", {});
+    exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+    await lens(page, "Approve plan").waitFor({ timeout: 30_000 });
+    // Hover the gutter of line 4 ("1. Read the name…"): VS Code shows the + of the commenting range.
+    const lineNumber = page.locator(".margin-view-overlays .line-numbers", { hasText: /^4$/ });
+    await lineNumber.hover();
+    const glyph = page.locator(".margin-view-overlays .comment-range-glyph");
+    await glyph.first().waitFor({ timeout: 15_000 });
+    const row = await lineNumber.boundingBox();
+    const column = await glyph.first().boundingBox();
+    assert.ok(row && column);
+    await page.mouse.move(column.x + column.width / 2, row.y + row.height / 2);
+    await page.mouse.click(column.x + column.width / 2, row.y + row.height / 2);
+    const widget = page.locator(".review-widget");
+    await widget.locator(".comment-form").waitFor({ timeout: 15_000 });
+    await widget.locator(".comment-form .monaco-editor, .comment-form textarea").first().click();
+    await page.keyboard.type("Which argument: the first, or --name?");
+    await editor.screenshot("2a-comment-thread");
+    await widget.getByText("Add Comment", { exact: true }).click();
+    // The thread wrote the comment syntax into the plan; the server counts it on the lens.
+    const rejectWithComment = lens(page, "Reject… (1 comment)");
+    await rejectWithComment.waitFor({ timeout: 30_000 });
+    await page
+      .locator(".view-lines", { hasText: "> [!review] Which argument: the first, or --name?" })
+      .first()
+      .waitFor();
+    await editor.screenshot("2b-comment-written");
+    await rejectWithComment.click();
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill("Say which argument");
+    await input.press("Enter");
+    const result = await exit;
+    assert.equal(result.outcome, "rejected");
+    assert.equal(result.remark, "Say which argument");
+    assert.deepEqual(result.comments, [
+      {
+        text: "Which argument: the first, or --name?",
+        quote: "1. Read the name from the first argument in `src/app.py`.",
+        headingPath: ["Greet by name", "Steps"],
+        line: 4,
+        outdated: false,
+      },
+    ]);
+    assert.match(
+      result.toolResult,
+      /1\. under “Greet by name › Steps” on line 4: “1\. Read the name from the first argument in `src\/app\.py`\.”\n {3}Which argument: the first, or --name\?/,
+    );
+    await lens(page, "Approve plan").waitFor({ state: "detached", timeout: 15_000 });
+  },
+);
 
 step("an edit in the editor shows in the lens, and the edited plan is approved", async (page) => {
   // The plan asks to run the tests afterwards: shown, with the exact rule, before it is granted.
   const allowedPrompts = [{ tool: "Bash", prompt: "run tests" }];
   const exit = agent.request<ExitResult>("planMode/exit", { allowedPrompts });
   exit.catch(() => undefined); // awaited below; a failure before that must not go unhandled
-  await lens(page, /^Approve plan and allow “run tests” \(test commands\)/).waitFor({ timeout: 30_000 });
-  const announced = toast(page, "A plan is ready for review. Approving also allows these commands without asking:");
+  await lens(page, /^Approve plan and allow “run tests” \(test commands\)/).waitFor({
+    timeout: 30_000,
+  });
+  const announced = toast(
+    page,
+    "A plan is ready for review. Approving also allows these commands without asking:",
+  );
   await announced.waitFor({ timeout: 15_000 });
-  assert.match(await announced.innerText(), /Bash “run tests” \(category test\): `pytest`, `python -m pytest`/);
+  assert.match(
+    await announced.innerText(),
+    /Bash “run tests” \(category test\): `pytest`, `python -m pytest`/,
+  );
   await editor.screenshot("2-grants-notification");
   // With the notification gone, the status bar's tooltip lists the same rules.
   await page.keyboard.press("F1");
   const command = page.locator(".quick-input-widget input");
   await command.fill(">Notifications: Clear All Notifications");
-  await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Clear All Notifications" }).first().waitFor();
+  await page
+    .locator(".quick-input-widget .monaco-list-row", { hasText: "Clear All Notifications" })
+    .first()
+    .waitFor();
   await command.press("Enter");
   await announced.waitFor({ state: "detached", timeout: 10_000 });
   // The hover itself (the notification's text also lives in an off-screen screen-reader alert).
-  const tooltip = page.locator(".workbench-hover", { hasText: "The agent is waiting for your review" });
+  const tooltip = page.locator(".workbench-hover", {
+    hasText: "The agent is waiting for your review",
+  });
   await statusItem(page, "Plan ready for review").hover();
   await tooltip.waitFor({ timeout: 10_000 });
   await editor.screenshot("2-grants-tooltip");
@@ -241,7 +279,10 @@ step("an edit in the editor shows in the lens, and the edited plan is approved",
   await page.keyboard.press("F1");
   const palette = page.locator(".quick-input-widget input");
   await palette.fill(">Plan Mode: Show Plan Changes");
-  await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Show Plan Changes" }).first().waitFor();
+  await page
+    .locator(".quick-input-widget .monaco-list-row", { hasText: "Show Plan Changes" })
+    .first()
+    .waitFor();
   await palette.press("Enter");
   await page.locator(".monaco-diff-editor .line-insert").first().waitFor({ timeout: 15_000 });
   await editor.screenshot("2b-plan-changes");
@@ -295,34 +336,45 @@ step("changing planMode.server.* restarts the server (stop, dispose, start)", as
   assert.doesNotMatch(editor.clientLog(), /already exists|crashed/);
 });
 
-step("a server that dies is not restarted in a loop: one notification restarts it", async (page) => {
-  const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
-  const pid: number = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
-  process.kill(pid, "SIGKILL");
-  const stopped = toast(page, "Plan mode server stopped");
-  await stopped.waitFor({ timeout: 30_000 });
-  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
-  // Nothing restarted it behind the user's back, and it said so once.
-  await page.waitForTimeout(3_000);
-  assert.equal(await stopped.count(), 1);
-  assert.equal(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
-  await editor.screenshot("5-server-stopped");
-  await stopped.getByRole("button", { name: "Restart Server" }).click();
-  await statusItem(page, "Default").waitFor({ timeout: 30_000 });
-  assert.notEqual(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
-});
+step(
+  "a server that dies is not restarted in a loop: one notification restarts it",
+  async (page) => {
+    const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
+    const pid: number = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
+    process.kill(pid, "SIGKILL");
+    const stopped = toast(page, "Plan mode server stopped");
+    await stopped.waitFor({ timeout: 30_000 });
+    await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+    // Nothing restarted it behind the user's back, and it said so once.
+    await page.waitForTimeout(3_000);
+    assert.equal(await stopped.count(), 1);
+    assert.equal(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+    await editor.screenshot("5-server-stopped");
+    await stopped.getByRole("button", { name: "Restart Server" }).click();
+    await statusItem(page, "Default").waitFor({ timeout: 30_000 });
+    assert.notEqual(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+  },
+);
 
-step("a pythonPath without planmode: one notification, and its button opens that setting", async (page) => {
-  writeFileSync(
-    join(editor.workspace, ".vscode/settings.json"),
-    JSON.stringify({ "planMode.server.pythonPath": "/nonexistent/bin/python" }),
-  );
-  const problem = toast(page, "Plan mode server cannot start: /nonexistent/bin/python was not found");
-  await problem.waitFor({ timeout: 30_000 });
-  await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
-  await problem.getByRole("button", { name: "Open Setting" }).click();
-  const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Python Path" });
-  await setting.first().waitFor({ timeout: 15_000 });
-  assert.equal(await page.locator(".settings-editor .setting-item-contents").count(), 1);
-  await editor.screenshot("6-open-setting");
-});
+step(
+  "a pythonPath without planmode: one notification, and its button opens that setting",
+  async (page) => {
+    writeFileSync(
+      join(editor.workspace, ".vscode/settings.json"),
+      JSON.stringify({ "planMode.server.pythonPath": "/nonexistent/bin/python" }),
+    );
+    const problem = toast(
+      page,
+      "Plan mode server cannot start: /nonexistent/bin/python was not found",
+    );
+    await problem.waitFor({ timeout: 30_000 });
+    await statusItem(page, "Plan mode").waitFor({ timeout: 15_000 });
+    await problem.getByRole("button", { name: "Open Setting" }).click();
+    const setting = page.locator(".settings-editor .setting-item-contents", {
+      hasText: "Python Path",
+    });
+    await setting.first().waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator(".settings-editor .setting-item-contents").count(), 1);
+    await editor.screenshot("6-open-setting");
+  },
+);

@@ -1,7 +1,15 @@
 /** Real VS Code (code-server 4.100.3) with the packaged extension, in headless Chromium. */
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -33,7 +41,11 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -59,7 +71,10 @@ export interface Editor {
   log(): string;
   /** The extension's "Plan Mode" output channel (the client's and the server's log). */
   clientLog(): string;
-  screenshot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string>;
+  screenshot(
+    name: string,
+    clip?: { x: number; y: number; width: number; height: number },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,7 +83,10 @@ export interface Editor {
  * (nothing lands in $HOME), installs the .vsix, and opens the workspace in Chromium. The
  * profile is clean: only `settings` are set, and PATH holds nothing of the checkout.
  */
-export async function openEditor(settings: Record<string, unknown>, files: Record<string, string> = {}): Promise<Editor> {
+export async function openEditor(
+  settings: Record<string, unknown>,
+  files: Record<string, string> = {},
+): Promise<Editor> {
   for (const [what, path] of [
     ["the packaged extension (npm run package)", VSIX],
     ["code-server (scripts/setup-e2e.sh)", CODE_SERVER],
@@ -79,7 +97,8 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
   const workspace = join(base, "workspace");
   const userData = join(base, "user-data");
   const extensions = join(base, "extensions");
-  for (const dir of [workspace, join(userData, "User"), extensions]) mkdirSync(dir, { recursive: true });
+  for (const dir of [workspace, join(userData, "User"), extensions])
+    mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(workspace, name)), { recursive: true });
     writeFileSync(join(workspace, name), text);
@@ -109,14 +128,28 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     XDG_CACHE_HOME: join(base, "xdg/cache"),
   };
   const dirs = ["--user-data-dir", userData, "--extensions-dir", extensions];
-  const install = spawnSync(CODE_SERVER, [...dirs, "--install-extension", VSIX], { env, encoding: "utf8" });
-  if (install.status !== 0) throw new Error(`--install-extension failed:\n${install.stdout}\n${install.stderr}`);
+  const install = spawnSync(CODE_SERVER, [...dirs, "--install-extension", VSIX], {
+    env,
+    encoding: "utf8",
+  });
+  if (install.status !== 0)
+    throw new Error(`--install-extension failed:\n${install.stdout}\n${install.stderr}`);
 
   const port = await freePort();
   let output = "";
   const server: ChildProcess = spawn(
     CODE_SERVER,
-    ["--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", ...dirs, "--bind-addr", `127.0.0.1:${port}`, workspace],
+    [
+      "--auth",
+      "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      ...dirs,
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      workspace,
+    ],
     { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   server.stdout?.on("data", (d) => (output += d));
@@ -153,7 +186,10 @@ export async function openEditor(settings: Record<string, unknown>, files: Recor
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const screenshot = async (name: string, clip?: { x: number; y: number; width: number; height: number }) => {
+    const screenshot = async (
+      name: string,
+      clip?: { x: number; y: number; width: number; height: number },
+    ) => {
       const path = join(SCREENSHOTS, `${name}.png`);
       await page.screenshot({ path, clip });
       return path;

@@ -13,7 +13,11 @@ import { makeApproval } from "./helpers";
 
 test("approve names the approval and its session, and the mode only when chosen", () => {
   const approval = makeApproval();
-  assert.deepEqual(approveParams(approval), { approvalId: "a-1", sessionId: "s1", includeComments: true });
+  assert.deepEqual(approveParams(approval), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    includeComments: true,
+  });
   assert.deepEqual(approveParams(approval, "acceptEdits"), {
     approvalId: "a-1",
     sessionId: "s1",
@@ -24,7 +28,11 @@ test("approve names the approval and its session, and the mode only when chosen"
 
 test("reject sends feedback only when there is some", () => {
   const approval = makeApproval();
-  assert.deepEqual(rejectParams(approval, "  "), { approvalId: "a-1", sessionId: "s1", includeComments: true });
+  assert.deepEqual(rejectParams(approval, "  "), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    includeComments: true,
+  });
   assert.deepEqual(rejectParams(approval, " Keep the API \n"), {
     approvalId: "a-1",
     sessionId: "s1",
@@ -39,7 +47,11 @@ test("the Reject… lens's argument object gets the feedback added, the rest kep
     { approvalId: "a-1", sessionId: "s1", feedback: "smaller steps" },
   ]);
   assert.deepEqual(rejectCommandArgs(lensArgs, ""), [{ approvalId: "a-1", sessionId: "s1" }]);
-  assert.deepEqual(lensArgs, [{ approvalId: "a-1", sessionId: "s1" }], "the lens's own arguments are not mutated");
+  assert.deepEqual(
+    lensArgs,
+    [{ approvalId: "a-1", sessionId: "s1" }],
+    "the lens's own arguments are not mutated",
+  );
   assert.deepEqual(rejectCommandArgs([], "why"), [{ feedback: "why" }]);
 });
 

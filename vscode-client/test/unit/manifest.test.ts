@@ -15,7 +15,12 @@ test("every client command is contributed and every contributed command is the c
 });
 
 test("client commands never take a server command's id (the language client registers those)", () => {
-  const serverCommands = [protocol.COMMAND_APPROVE, protocol.COMMAND_REJECT, protocol.COMMAND_KEEP_HUNK, protocol.COMMAND_UNDO_HUNK];
+  const serverCommands = [
+    protocol.COMMAND_APPROVE,
+    protocol.COMMAND_REJECT,
+    protocol.COMMAND_KEEP_HUNK,
+    protocol.COMMAND_UNDO_HUNK,
+  ];
   for (const { command, category } of contributed) {
     assert.ok(command.startsWith("planMode.client."), command);
     assert.ok(!serverCommands.includes(command), command);
@@ -29,5 +34,8 @@ test("the extension runs on VS Code 1.100 with the language client it bundles", 
     readFileSync(join(clientRoot(), "node_modules/vscode-languageclient/package.json"), "utf8"),
   );
   const [major, minor] = String(client.engines.vscode).replace(/^\^/, "").split(".").map(Number);
-  assert.ok(major === 1 && minor <= 100, `vscode-languageclient needs VS Code ${client.engines.vscode}`);
+  assert.ok(
+    major === 1 && minor <= 100,
+    `vscode-languageclient needs VS Code ${client.engines.vscode}`,
+  );
 });

@@ -13,15 +13,22 @@ import {
 import { clientRoot } from "./helpers";
 
 const manifest = JSON.parse(readFileSync(join(clientRoot(), "package.json"), "utf8"));
-const properties: Record<string, { default?: unknown }> = manifest.contributes.configuration.properties;
+const properties: Record<string, { default?: unknown }> =
+  manifest.contributes.configuration.properties;
 
 test("the server starts with python3 -m planmode lsp unless configured", () => {
-  assert.deepEqual(serverCommand(undefined, undefined), { command: "python3", args: ["-m", "planmode", "lsp"] });
+  assert.deepEqual(serverCommand(undefined, undefined), {
+    command: "python3",
+    args: ["-m", "planmode", "lsp"],
+  });
   assert.deepEqual(serverCommand(" /venv/bin/python ", ["-m", "planmode", "lsp", "--log"]), {
     command: "/venv/bin/python",
     args: ["-m", "planmode", "lsp", "--log"],
   });
-  assert.deepEqual(serverCommand("", [1, 2]), { command: "python3", args: ["-m", "planmode", "lsp"] });
+  assert.deepEqual(serverCommand("", [1, 2]), {
+    command: "python3",
+    args: ["-m", "planmode", "lsp"],
+  });
 });
 
 test("the manifest's defaults for the server command match the code's", () => {
@@ -49,7 +56,12 @@ test("only values the user set are sent, most specific scope first, never server
     "server.pythonPath": { globalValue: "/venv/bin/python" },
   };
   const values = explicitSettings(Object.keys(inspected), (key) => inspected[key]);
-  assert.deepEqual(values, { interviewPhase: true, planAgentCount: 4, exploreAgentCount: 7, channelsActive: false });
+  assert.deepEqual(values, {
+    interviewPhase: true,
+    planAgentCount: 4,
+    exploreAgentCount: 7,
+    channelsActive: false,
+  });
   assert.deepEqual(initializationOptions(values), { planMode: values });
 });
 

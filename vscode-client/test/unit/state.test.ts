@@ -16,7 +16,13 @@ test("the tracker shows the session that changed last", () => {
 
 test("a plan waiting for review wins over a later change elsewhere, until it is decided", () => {
   const tracker = new SessionTracker();
-  tracker.update(makeState({ sessionId: "agent", mode: "plan", pendingApproval: makeApproval({ sessionId: "agent" }) }));
+  tracker.update(
+    makeState({
+      sessionId: "agent",
+      mode: "plan",
+      pendingApproval: makeApproval({ sessionId: "agent" }),
+    }),
+  );
   tracker.update(makeState({ sessionId: "other", mode: "auto" }));
   assert.equal(tracker.current()?.sessionId, "agent");
   assert.equal(tracker.pending()?.pendingApproval?.approvalId, "a-1");

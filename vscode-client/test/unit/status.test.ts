@@ -37,25 +37,45 @@ test("a server that cannot run: the tooltip says why and the click runs the fix"
   const setup = problemView({ reason: "python3 has no planmode", fix: "createEnvironment" });
   assert.equal(setup.action, "fixServer");
   assert.equal(setup.text, "$(cloud-download) Plan mode: set up");
-  assert.match(setup.tooltip, /python3 has no planmode\. Click to create a private Python environment/);
+  assert.match(
+    setup.tooltip,
+    /python3 has no planmode\. Click to create a private Python environment/,
+  );
   const setting = problemView({ reason: "/opt/py has no planmode", fix: "openSetting" });
   assert.match(setting.tooltip, /Click to open the setting\./);
   assert.equal(problemView({ reason: "the server exited", fix: "restart" }).action, "fixServer");
 });
 
 test("once the server runs, every tooltip says which Python runs it and why that one", () => {
-  const line = serverLine({ python: "/s/env/bin/python", version: "0.1.0", sourceLabel: "the extension's private environment" });
-  assert.equal(line, "Server: planmode 0.1.0 in /s/env/bin/python (the extension's private environment)");
+  const line = serverLine({
+    python: "/s/env/bin/python",
+    version: "0.1.0",
+    sourceLabel: "the extension's private environment",
+  });
+  assert.equal(
+    line,
+    "Server: planmode 0.1.0 in /s/env/bin/python (the extension's private environment)",
+  );
   assert.ok(statusView(makeState(), line).tooltip.endsWith(line));
-  assert.ok(statusView(makeState({ pendingApproval: makeApproval() }), line).tooltip.endsWith(line));
+  assert.ok(
+    statusView(makeState({ pendingApproval: makeApproval() }), line).tooltip.endsWith(line),
+  );
 });
 
 test("planning without an OS sandbox says classifier only, with why, as a warning", () => {
-  const none = { mechanism: null, status: "classifier only", detail: "no Landlock; bwrap is not installed", required: false };
+  const none = {
+    mechanism: null,
+    status: "classifier only",
+    detail: "no Landlock; bwrap is not installed",
+    required: false,
+  };
   const view = statusView(makeState({ mode: "plan", sandbox: none }));
   assert.equal(view.text, "$(book) Plan mode (classifier only)");
   assert.equal(view.warning, true);
-  assert.match(view.tooltip, /No OS sandbox here: no Landlock; bwrap is not installed\. Bash commands the classifier allows run unsandboxed\./);
+  assert.match(
+    view.tooltip,
+    /No OS sandbox here: no Landlock; bwrap is not installed\. Bash commands the classifier allows run unsandboxed\./,
+  );
   const required = statusView(makeState({ mode: "plan", sandbox: { ...none, required: true } }));
   assert.match(required.tooltip, /Bash is denied while planning \(requireSandbox\)/);
   // Outside plan mode the sandbox does not apply: nothing is said about it.
@@ -65,11 +85,19 @@ test("planning without an OS sandbox says classifier only, with why, as a warnin
 });
 
 test("planning in a sandbox names it in the tooltip", () => {
-  const sandbox = { mechanism: "landlock+seccomp", status: "landlock+seccomp", detail: "Landlock ABI 7 and seccomp", required: false };
+  const sandbox = {
+    mechanism: "landlock+seccomp",
+    status: "landlock+seccomp",
+    detail: "Landlock ABI 7 and seccomp",
+    required: false,
+  };
   const view = statusView(makeState({ mode: "plan", sandbox }));
   assert.equal(view.text, "$(book) Plan mode");
   assert.equal(view.warning, false);
-  assert.match(view.tooltip, /Bash runs sandboxed: landlock\+seccomp \(Landlock ABI 7 and seccomp\)\./);
+  assert.match(
+    view.tooltip,
+    /Bash runs sandboxed: landlock\+seccomp \(Landlock ABI 7 and seccomp\)\./,
+  );
 });
 
 test("an unknown mode from a newer server is shown, not dropped", () => {
