@@ -24,7 +24,7 @@ EXIT_OK, EXIT_ERROR, EXIT_DENY, EXIT_ASK = 0, 1, 2, 3
 EXIT_CHOOSE = 2
 
 
-def add_verbs(verbs: Any) -> None:
+def add_verbs(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the agent verbs on the main parser's subparsers."""
 
     def verb(name: str, help_text: str) -> argparse.ArgumentParser:

@@ -67,7 +67,7 @@ def is_planmode_hook(command: object) -> bool:
 
 def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
     """``settings`` with the planmode hooks in it (a new dict; ``settings`` is not changed)."""
-    merged = json.loads(json.dumps(settings))
+    merged: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")

@@ -33,6 +33,7 @@ import sys
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import _socket
     from typing import Any
 
 try:
@@ -118,7 +119,9 @@ def find_root(start: str) -> str | None:
         current = parent
 
 
-def request(root: str, method: str, params: dict, timeout: float | None) -> dict:
+def request(
+    root: str, method: str, params: dict[str, Any], timeout: float | None
+) -> dict[str, Any]:
     """One JSON-RPC request to the server's agent endpoint; its result."""
     try:
         with open(os.path.join(root, DISCOVERY), "rb") as stream:
@@ -147,7 +150,7 @@ def request(root: str, method: str, params: dict, timeout: float | None) -> dict
         sock.close()
 
 
-def _answer(sock: object) -> dict:
+def _answer(sock: _socket.socket) -> dict[str, Any]:
     buffer = b""
     while True:
         while b"\r\n\r\n" not in buffer:
@@ -175,14 +178,14 @@ def _answer(sock: object) -> dict:
         return result
 
 
-def _recv(sock: object) -> bytes:
-    chunk = sock.recv(65536)  # type: ignore[attr-defined]
+def _recv(sock: _socket.socket) -> bytes:
+    chunk = sock.recv(65536)
     if not chunk:
         raise HookError("the plan-mode server closed the connection")
     return bytes(chunk)
 
 
-def claude_code_params(event: dict) -> dict:
+def claude_code_params(event: dict[str, Any]) -> dict[str, Any]:
     """What every request carries about the Claude Code session."""
     params = {"sessionId": event["session_id"]}
     if isinstance(event.get("permission_mode"), str):
@@ -205,7 +208,7 @@ def _timeout() -> float:
         return TIMEOUT
 
 
-def pre_tool_use(root: str, event: dict) -> dict | None:
+def pre_tool_use(root: str, event: dict[str, Any]) -> dict[str, Any] | None:
     params = claude_code_params(event)
     params["tool"] = str(event.get("tool_name") or "")
     tool_input = event.get("tool_input")
@@ -220,7 +223,7 @@ def pre_tool_use(root: str, event: dict) -> dict | None:
     )
     if not speaks:
         return None
-    output: dict = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
+    output: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
     if decision.get("message"):
         output["permissionDecisionReason"] = decision["message"]
     sandbox = decision.get("sandbox")
@@ -262,11 +265,11 @@ def _transcript_version(path: str) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
-def permission_request(root: str, event: dict) -> dict | None:
+def permission_request(root: str, event: dict[str, Any]) -> dict[str, Any] | None:
     if event.get("tool_name") != "ExitPlanMode":
         return None  # not ours: Claude Code shows its own dialog
     raw_input = event.get("tool_input")
-    tool_input: dict = raw_input if isinstance(raw_input, dict) else {}
+    tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
     params = claude_code_params(event)
     plan = tool_input.get("plan")
     if isinstance(plan, str):
@@ -291,7 +294,7 @@ def permission_request(root: str, event: dict) -> dict | None:
     updated = {key: value for key, value in tool_input.items() if key != "plan"}
     if isinstance(approved, str) and approved != plan:
         updated["plan"] = approved
-    decision: dict = {"behavior": "allow", "updatedInput": updated}
+    decision: dict[str, Any] = {"behavior": "allow", "updatedInput": updated}
     chosen = result.get("chosenMode")
     if isinstance(chosen, str):
         decision["updatedPermissions"] = [
@@ -300,11 +303,11 @@ def permission_request(root: str, event: dict) -> dict | None:
     return _permission_output(decision)
 
 
-def _permission_output(decision: dict) -> dict:
+def _permission_output(decision: dict[str, Any]) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
 
 
-def _fail_closed(event: dict, why: str) -> dict | None:
+def _fail_closed(event: dict[str, Any], why: str) -> dict[str, Any] | None:
     """While the session plans, a call plan mode could not check is denied."""
     if event.get("permission_mode") != "plan":
         return None
@@ -320,7 +323,7 @@ def _fail_closed(event: dict, why: str) -> dict | None:
     }
 
 
-def answer(event: dict) -> dict | None:
+def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     """The hook's output for one event (None: print nothing)."""
     root = find_root(str(event.get("cwd") or "."))
     if root is None:

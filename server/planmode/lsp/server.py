@@ -157,7 +157,8 @@ class PlanModeServer(LanguageServer):
     def open_document(self, path: Path) -> TextDocument | None:
         """The editor's open document of ``path``, or None."""
         try:
-            documents = self.workspace.text_documents
+            # pygls leaves the property unannotated.
+            documents: dict[str, TextDocument] = self.workspace.text_documents
         except RuntimeError:
             return None
         for uri, document in documents.items():
