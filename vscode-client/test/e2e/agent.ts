@@ -3,8 +3,16 @@
 import { createConnection, type Socket } from "node:net";
 
 interface Pending {
-  resolve(result: unknown): void;
-  reject(error: Error): void;
+  resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** A JSON-RPC message from the server: a response has an id and no method. */
+interface Message {
+  id?: unknown;
+  method?: string;
+  result?: unknown;
+  error?: { code: number; message: string };
 }
 
 export class RpcError extends Error {
@@ -43,7 +51,7 @@ export class AgentConnection {
     this.socket.write(`Content-Length: ${body.length}\r\n\r\n`);
     this.socket.write(body);
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
+      this.pending.set(id, { resolve: (result) => resolve(result as T), reject });
     });
   }
 
@@ -61,7 +69,9 @@ export class AgentConnection {
       if (!Number.isFinite(length)) throw new Error(`bad header: ${header}`);
       const start = headerEnd + 4;
       if (this.buffer.length < start + length) return;
-      const message = JSON.parse(this.buffer.subarray(start, start + length).toString("utf8"));
+      const message = JSON.parse(
+        this.buffer.subarray(start, start + length).toString("utf8"),
+      ) as Message;
       this.buffer = this.buffer.subarray(start + length);
       if (
         typeof message.id === "number" &&

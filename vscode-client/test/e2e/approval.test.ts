@@ -35,6 +35,11 @@ interface ExitResult {
   grantedPrompts: { tool: string; prompt: string }[];
   toolResult: string;
 }
+/** The server's `.claude/plan-mode/endpoint.json`: where an agent connects, and who listens. */
+interface Endpoint {
+  socket: string;
+  pid: number;
+}
 
 const PLAN = `# Greet by name
 
@@ -54,6 +59,14 @@ function statusItem(page: Page, text: string) {
 
 function lens(page: Page, title: string | RegExp) {
   return page.locator(".codelens-decoration a:visible", { hasText: title });
+}
+
+function parseEndpoint(text: string): Endpoint {
+  return JSON.parse(text) as Endpoint;
+}
+
+function endpointPid(file: string): number {
+  return parseEndpoint(readFileSync(file, "utf8")).pid;
 }
 
 async function waitForFile(path: string, timeoutMs: number): Promise<string> {
@@ -138,7 +151,7 @@ step("after that one click the server runs from the private environment", async 
 step(
   "the agent connects to the endpoint and enters plan mode: the status bar follows",
   async (page) => {
-    const endpoint = JSON.parse(
+    const endpoint = parseEndpoint(
       await waitForFile(join(editor.workspace, ".claude/plan-mode/endpoint.json"), 30_000),
     );
     agent = await AgentConnection.connect(endpoint.socket);
@@ -316,7 +329,7 @@ step("the status bar switches mode through the quick pick", async (page) => {
 
 step("changing planMode.server.* restarts the server (stop, dispose, start)", async (page) => {
   const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
-  const before = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
+  const before = endpointPid(endpointFile);
   // Workspace settings: VS Code notices a change of that file (its watcher covers the folder).
   mkdirSync(join(editor.workspace, ".vscode"), { recursive: true });
   writeFileSync(
@@ -327,7 +340,7 @@ step("changing planMode.server.* restarts the server (stop, dispose, start)", as
   let after = before;
   while (after === before && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 250));
-    after = existsSync(endpointFile) ? JSON.parse(readFileSync(endpointFile, "utf8")).pid : before;
+    after = existsSync(endpointFile) ? endpointPid(endpointFile) : before;
   }
   assert.notEqual(after, before, "the server was not restarted");
   // The new server answers: the status bar shows its default session again, and no error
@@ -340,7 +353,7 @@ step(
   "a server that dies is not restarted in a loop: one notification restarts it",
   async (page) => {
     const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
-    const pid: number = JSON.parse(readFileSync(endpointFile, "utf8")).pid;
+    const pid = endpointPid(endpointFile);
     process.kill(pid, "SIGKILL");
     const stopped = toast(page, "Plan mode server stopped");
     await stopped.waitFor({ timeout: 30_000 });
@@ -348,11 +361,11 @@ step(
     // Nothing restarted it behind the user's back, and it said so once.
     await page.waitForTimeout(3_000);
     assert.equal(await stopped.count(), 1);
-    assert.equal(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+    assert.equal(endpointPid(endpointFile), pid);
     await editor.screenshot("5-server-stopped");
     await stopped.getByRole("button", { name: "Restart Server" }).click();
     await statusItem(page, "Default").waitFor({ timeout: 30_000 });
-    assert.notEqual(JSON.parse(readFileSync(endpointFile, "utf8")).pid, pid);
+    assert.notEqual(endpointPid(endpointFile), pid);
   },
 );
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 import type { Approval, SessionState } from "../../src/state";
@@ -16,6 +16,27 @@ export function repoRoot(): string {
 
 export function clientRoot(): string {
   return join(repoRoot(), "vscode-client");
+}
+
+/** The parts of package.json the tests read. */
+export interface Manifest {
+  engines: { vscode: string };
+  capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+  contributes: {
+    commands: { command: string; category?: string }[];
+    configuration: { properties: Record<string, { default?: unknown; scope?: string }> };
+  };
+}
+
+/** The client's package.json. */
+export function readManifest(): Manifest {
+  return JSON.parse(readFileSync(join(clientRoot(), "package.json"), "utf8")) as Manifest;
+}
+
+/** The VS Code versions a bundled dependency (a package under node_modules/) supports. */
+export function dependencyEngine(name: string): string {
+  const path = join(clientRoot(), "node_modules", name, "package.json");
+  return (JSON.parse(readFileSync(path, "utf8")) as { engines: { vscode: string } }).engines.vscode;
 }
 
 export function makeState(overrides: Partial<SessionState> = {}): SessionState {

@@ -21,16 +21,16 @@ function env(
   const probed: string[] = [];
   return {
     setting: options.setting,
-    pythonExtension: async () => options.pythonExtension,
+    pythonExtension: () => Promise.resolve(options.pythonExtension),
     privatePython: PRIVATE,
     bundledVersion: options.bundledVersion,
     probed,
-    async probe(python: string): Promise<Probe> {
+    probe(python: string): Promise<Probe> {
       probed.push(python);
       const version = installed[python];
-      return version === undefined
-        ? { ok: false, reason: "has no planmode" }
-        : { ok: true, version };
+      return Promise.resolve(
+        version === undefined ? { ok: false, reason: "has no planmode" } : { ok: true, version },
+      );
     },
   };
 }
@@ -111,7 +111,7 @@ test("a private environment older than the bundled wheel is updated without aski
 
 test("the base of the private environment is the first Python 3.11+", async () => {
   const versions: Record<string, [number, number]> = { "/old/python": [3, 9], python3: [3, 12] };
-  const version = async (python: string) => versions[python];
+  const version = (python: string) => Promise.resolve(versions[python]);
   assert.deepEqual(
     await chooseBasePython(["/old/python", undefined, "python3", "python"], version),
     { python: "python3" },

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { test } from "node:test";
 
 import {
@@ -10,11 +8,10 @@ import {
   serverCommand,
   type Inspected,
 } from "../../src/settings";
-import { clientRoot } from "./helpers";
+import { readManifest } from "./helpers";
 
-const manifest = JSON.parse(readFileSync(join(clientRoot(), "package.json"), "utf8"));
-const properties: Record<string, { default?: unknown }> =
-  manifest.contributes.configuration.properties;
+const manifest = readManifest();
+const properties = manifest.contributes.configuration.properties;
 
 test("the server starts with python3 -m planmode lsp unless configured", () => {
   assert.deepEqual(serverCommand(undefined, undefined), {
@@ -41,7 +38,7 @@ test("the server settings show on the Settings editor's User tab, and untrusted 
   // machine-overridable settings are hidden from the User tab of a remote window (code-server).
   const server = ["planMode.server.pythonPath", "planMode.server.args"];
   for (const key of server) {
-    assert.equal((properties[key] as { scope?: string }).scope, "window", key);
+    assert.equal(properties[key].scope, "window", key);
   }
   assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, server);
 });
