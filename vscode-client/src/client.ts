@@ -10,6 +10,7 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   type Middleware,
+  type ResponseError,
   RevealOutputChannelOn,
   type ServerOptions,
   State,
@@ -55,6 +56,11 @@ export interface ClientEvents {
   onState(state: SessionState): void;
   onStarted(server: ServerInfo): void;
   onProblem(problem: Problem): void;
+}
+
+/** The part of the extension's package.json that lists its settings. */
+interface ContributedSettings {
+  contributes?: { configuration?: { properties?: Record<string, unknown> } };
 }
 
 /** The setting's own entry in the Settings editor (not a search that may hide it). */
@@ -324,9 +330,8 @@ export class ServerController implements vscode.Disposable {
   /** The user's explicitly set `planMode.*` values, without the client's own `server.*`. */
   private currentSettings(): Record<string, unknown> {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    const properties =
-      (this.context.extension.packageJSON?.contributes?.configuration?.properties as
-        Record<string, unknown> | undefined) ?? {};
+    const manifest = this.context.extension.packageJSON as ContributedSettings | undefined;
+    const properties = manifest?.contributes?.configuration?.properties ?? {};
     return explicitSettings(contributedKeys(properties), (key) => config.inspect(key));
   }
 
@@ -335,18 +340,18 @@ export class ServerController implements vscode.Disposable {
       // The `Reject…` lens runs planMode.reject: ask for feedback before it reaches the server.
       executeCommand: async (command, args, next) => {
         if (command !== COMMAND_REJECT) {
-          return next(command, args);
+          return next(command, args) as unknown;
         }
         const feedback = await askRejectFeedback();
         if (feedback === undefined) {
           return undefined; // Escape: the plan stays under review.
         }
-        return next(command, rejectCommandArgs(args, feedback));
+        return next(command, rejectCommandArgs(args, feedback)) as unknown;
       },
       workspace: {
         // Answer with what the user set, like initializationOptions (see settings.ts).
         configuration: async (params, token, next) => {
-          const answers = await next(params, token);
+          const answers: unknown[] | ResponseError = await next(params, token);
           if (!Array.isArray(answers)) {
             return answers;
           }
