@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test dist claude-code
+.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test lint-client dist claude-code
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -36,6 +36,11 @@ vscode: $(NODE_STAMP) install
 vscode-test: install vscode
 	cd $(CLIENT) && npm run --silent test:unit && npm run --silent test:e2e
 
+# The client's eslint (typescript-eslint, type-checked) and prettier --check; `npm run format`
+# in vscode-client/ applies prettier.
+lint-client: $(NODE_STAMP)
+	cd $(CLIENT) && npm run --silent lint
+
 # The wheel and the sdist users install (python -m build: the sdist, then the wheel from it).
 dist: install
 	rm -rf dist
@@ -44,7 +49,7 @@ dist: install
 demo: install
 	$(VENV)/bin/planmode demo
 
-test: install editors claude-code lint typecheck vscode-test
+test: install editors claude-code lint lint-client typecheck vscode-test
 	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
 # Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
