@@ -4,17 +4,25 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test unit e2e lint typecheck format clean editors bench vscode vscode-test lint-client dist claude-code
+.PHONY: help install demo check test unit e2e lint typecheck format clean editors bench vscode vscode-test lint-client dist claude-code
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
 
+# A target's `## ` line above it is its entry in `make help`, the default goal.
+## help: this list
+help:
+	@sed -n 's/^## \([a-z-]*\): /\1\t/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "  make %-12s %s\n", $$1, $$2 }'
+
+# The package (editable) and the dev tools of pyproject's [dependency-groups]: `--group` needs
+# pip 25.1 or newer, hence the upgrade first.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet --upgrade "pip>=25.1"
+	$(PY) -m pip install --quiet -e . --group dev
 	touch $(STAMP)
 
+## install: .venv with planmode (editable) and the dev tools
 install: $(STAMP)
 
 # The VS Code client: node_modules from the lock file (npm ci also empties it, hence the stamp
@@ -24,6 +32,7 @@ $(NODE_STAMP): $(CLIENT)/package.json $(CLIENT)/package-lock.json
 	cd $(CLIENT) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
+## vscode: build and package the VS Code client (vscode-client/planmode.vsix)
 # The .vsix carries the planmode wheel (server/), which the extension installs into its private
 # environment when no Python with planmode is found.
 vscode: $(NODE_STAMP) install
@@ -31,27 +40,36 @@ vscode: $(NODE_STAMP) install
 	$(PY) -m build --wheel --outdir $(CLIENT)/server . >/dev/null
 	cd $(CLIENT) && npm run --silent build && npm run --silent package
 
+## vscode-test: the client's unit tests, then real VS Code (code-server) end to end
 # Unit tests, then real VS Code end to end (scripts/setup-e2e.sh installs Debian packages and
 # code-server into $(CLIENT)/.e2e/ on the first run).
 vscode-test: install vscode
 	cd $(CLIENT) && npm run --silent test:unit && npm run --silent test:e2e
 
+## lint-client: the client's eslint and prettier --check
 # The client's eslint (typescript-eslint, type-checked) and prettier --check; `npm run format`
 # in vscode-client/ applies prettier.
 lint-client: $(NODE_STAMP)
 	cd $(CLIENT) && npm run --silent lint
 
-# The wheel and the sdist users install (python -m build: the sdist, then the wheel from it).
+## dist: the wheel and the sdist users install, into dist/
+# python -m build: the sdist, then the wheel from it.
 dist: install
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 
+## demo: play agent and editor against the real server in a temp workspace
 demo: install
 	$(VENV)/bin/planmode demo
 
+## check: lint, types and unit tests: the fast loop (no editors, no installs but .venv)
+check: lint typecheck unit
+
+## test: everything CI runs: lint, types, the client, every Python test with real editors
 test: install editors claude-code lint lint-client typecheck vscode-test
 	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
+## editors: Neovim, Emacs, tmux and bubblewrap for the end-to-end tests (apt-get, once)
 # Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
 # packages; installed once, as root in CI).
 editors:
@@ -64,6 +82,7 @@ editors:
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	[ -z "$$missing" ] || { apt-get update -qq && apt-get install -y -qq $$missing; }
 
+## claude-code: the pinned Claude Code CLI versions for the end-to-end tests (npm, once)
 # The real Claude Code CLI for tests/e2e/test_claude_code.py: each pinned version from npm into
 # the e2e cache, once (stamped). A version that cannot be installed is reported here and the
 # test for it is skipped with the reason.
@@ -83,27 +102,33 @@ claude-code:
 	  || echo "Claude Code $$v could not be installed: its end-to-end test will be skipped"; \
 	done
 
-# Speed against a bare pygls server, in one run (not part of make test).
+## bench: speed against a bare pygls server, in one run (not part of make test)
 bench: install
 	$(PY) benchmarks/run.py
 
+## unit: the Python unit tests (tests/unit)
 unit: install
 	$(PY) -m pytest -q tests/unit
 
+## e2e: the Python end-to-end tests (tests/e2e)
 e2e: install
 	$(PY) -m pytest -q tests/e2e
 
+## lint: ruff check and ruff format --check
 lint: install
 	$(VENV)/bin/ruff check server tests benchmarks
 	$(VENV)/bin/ruff format --check server tests benchmarks
 
+## typecheck: mypy --strict
 typecheck: install
 	$(VENV)/bin/mypy
 
+## format: ruff format and ruff check --fix
 format: install
-	$(VENV)/bin/ruff format server tests
-	$(VENV)/bin/ruff check --fix server tests
+	$(VENV)/bin/ruff format server tests benchmarks
+	$(VENV)/bin/ruff check --fix server tests benchmarks
 
+## clean: remove the venv, caches and build output
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist build
 	rm -rf $(CLIENT)/node_modules $(CLIENT)/out $(CLIENT)/dist $(CLIENT)/server $(CLIENT)/planmode.vsix

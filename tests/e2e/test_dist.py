@@ -1,5 +1,5 @@
 """The package as users get it: ``python -m build`` makes a wheel and an sdist, the wheel goes
-into a clean venv (not editable, no test extras, dependencies from the index), and
+into a clean venv (not editable, no dev tools, dependencies from the index), and
 ``planmode demo`` and ``planmode lsp`` run from there, away from the checkout."""
 
 from __future__ import annotations
@@ -78,12 +78,28 @@ def test_the_wheel_and_sdist_hold_the_package(dist: Path) -> None:
     )
     assert "Requires-Dist: tree-sitter-bash" in metadata  # the shell grammar is a dependency
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
-    # The test tools are an extra, never what a user's install pulls in.
+    # The dev tools are pyproject's dependency group, never what a user's install pulls in.
     assert all('extra == "test"' in line for line in requires if "pytest" in line), requires
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     for needed in ("pyproject.toml", "README.md", "LICENSE", "docs/protocol.md"):
         assert needed in names, needed
+
+
+def test_the_wheel_names_no_dev_tool_and_no_extra(dist: Path) -> None:
+    (wheel,) = dist.glob("planmode-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode()
+    headers = [
+        line
+        for line in metadata.splitlines()
+        if line.startswith(("Requires-Dist:", "Provides-Extra:"))
+    ]
+    assert not [line for line in headers if line.startswith("Provides-Extra:")], headers
+    tools = ("pytest", "hypothesis", "ruff", "mypy", "build")
+    requires = [line.split(":", 1)[1].strip() for line in headers]
+    assert not [r for r in requires if r.startswith(tools)], requires
 
 
 def test_the_installed_package_is_the_wheel_without_test_extras(venv: Path, tmp_path: Path) -> None:
