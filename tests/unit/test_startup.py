@@ -25,6 +25,21 @@ def test_the_startup_table_is_what_the_features_register() -> None:
     assert not inspect.iscoroutinefunction(full.features["initialize"])
 
 
+def test_every_standard_handler_is_a_module_function_taking_the_server_first() -> None:
+    # pygls passes the server to a handler whose first parameter is annotated with the
+    # server's class; it calls a handler whose annotation it cannot resolve with the
+    # params alone, so a wrong import would only show as failing requests.
+    server = app.create_server()
+    for name, registered in server.protocol.fm.features.items():
+        if name.startswith("planMode/"):
+            continue
+        handler = getattr(registered, "func", None)
+        assert handler is not None, f"{name}: pygls does not pass it the server"
+        assert handler.__qualname__ == handler.__name__, f"{name}: not a module-level function"
+        if not inspect.iscoroutinefunction(handler):
+            assert registered.args == (server,), name
+
+
 def test_the_lazy_server_registers_the_same_features_once_loaded() -> None:
     full = app.create_server().protocol.fm
     lazy = app.create_lazy_server()
@@ -47,7 +62,8 @@ def test_answering_initialize_imports_nothing_heavy() -> None:
         "_parser().parse_args(['lsp'])\n"
         "create_lazy_server()\n"
         "heavy = ('pydantic', 'tree_sitter', 'tree_sitter_bash', 'coolname', 'platformdirs',\n"
-        "         'planmode.core', 'planmode.lsp.models', 'planmode.lsp.settings')\n"
+        "         'planmode.core', 'planmode.lsp.models', 'planmode.lsp.lifecycle',\n"
+        "         'planmode.lsp.settings')\n"
         "print('\\n'.join(sorted(m for m in sys.modules if m.startswith(heavy))))\n"
     )
     run = subprocess.run(

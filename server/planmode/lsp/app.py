@@ -26,6 +26,7 @@ from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 log = logging.getLogger(__name__)
 
 FEATURE_MODULES = (
+    "lifecycle",
     "settings",
     "state",
     "team_keys",
@@ -83,6 +84,34 @@ def _not_registered_yet(name: str) -> Any:
     return placeholder
 
 
+def initialize_first(server: PlanModeServer, params: types.InitializeParams) -> None:
+    """``initialize`` before the features are registered: keeps the params for the real one."""
+    server.deferred_initialize = params
+    # After the answer is written: the event loop runs this before it reads on, and
+    # handle_message calls ensure_features() anyway for the next message.
+    asyncio.get_running_loop().call_soon(server.ensure_features)
+
+
+def load_features(server: PlanModeServer) -> None:
+    """Replace the placeholders with the features, then run the real ``initialize``."""
+    manager = server.protocol.fm
+    for name in STARTUP_FEATURES:
+        manager.features.pop(name, None)
+        manager.feature_options.pop(name, None)
+    for command in startup_commands():
+        manager.commands.pop(command, None)
+    register_features(server)
+    params, server.deferred_initialize = server.deferred_initialize, None
+    real_initialize = manager.features.get(types.INITIALIZE)
+    if params is not None and real_initialize is not None:
+        try:
+            real_initialize(params)
+        except Exception:
+            # As pygls does for a failing handler: logged, and the server goes on (its
+            # service then falls back to the working directory, see PlanModeServer).
+            log.exception("initialize failed")
+
+
 def create_lazy_server(
     protocol_cls: type[PlanModeProtocol] = PlanModeProtocol,
 ) -> PlanModeServer:
@@ -90,36 +119,12 @@ def create_lazy_server(
     server = PlanModeServer(protocol_cls)
     manager = server.protocol.fm
     for name, options in STARTUP_FEATURES.items():
-        manager.features[name] = _not_registered_yet(name)
+        if name != types.INITIALIZE:
+            manager.features[name] = _not_registered_yet(name)
         if options is not None:
             manager.feature_options[name] = options
     for command in startup_commands():
         manager.commands[command] = _not_registered_yet(command)
-    received: list[types.InitializeParams] = []
-
-    def initialize(params: types.InitializeParams) -> None:
-        received.append(params)
-        # After the answer is written: the event loop runs this before it reads on, and
-        # handle_message calls ensure_features() anyway for the next message.
-        asyncio.get_running_loop().call_soon(server.ensure_features)
-
-    manager.features[types.INITIALIZE] = initialize
-
-    def load() -> None:
-        for name in STARTUP_FEATURES:
-            manager.features.pop(name, None)
-            manager.feature_options.pop(name, None)
-        for command in startup_commands():
-            manager.commands.pop(command, None)
-        register_features(server)
-        real_initialize = manager.features.get(types.INITIALIZE)
-        if received and real_initialize is not None:
-            try:
-                real_initialize(received[0])
-            except Exception:
-                # As pygls does for a failing handler: logged, and the server goes on (its
-                # service then falls back to the working directory, see PlanModeServer).
-                log.exception("initialize failed")
-
-    server.feature_loader = load
+    server.feature(types.INITIALIZE)(initialize_first)
+    server.feature_loader = load_features
     return server

@@ -49,11 +49,7 @@ def code_actions(
 
 
 def register(server: PlanModeServer) -> None:
-    @server.feature(
+    server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[KIND], resolve_provider=False),
-    )
-    def on_code_action(
-        params: types.CodeActionParams,
-    ) -> list[types.CodeAction | types.Command]:
-        return code_actions(server, params)
+    )(code_actions)

@@ -194,7 +194,4 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
 
 def register(server: PlanModeServer) -> None:
     server.lens_memo = LensMemo()
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    def on_code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        return code_lens(server, params)
+    server.feature(types.TEXT_DOCUMENT_CODE_LENS)(code_lens)

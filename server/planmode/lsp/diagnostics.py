@@ -52,25 +52,29 @@ def refresh(server: PlanModeServer, path: Path | None) -> None:
         publish(server, path)
 
 
+def did_open(server: PlanModeServer, params: types.DidOpenTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    if path is not None:  # what an unmodified buffer holds (lsp/buffers.py)
+        server.saved_texts[path] = params.text_document.text
+    refresh(server, path)
+
+
+def did_change(server: PlanModeServer, params: types.DidChangeTextDocumentParams) -> None:
+    refresh(server, uri_to_path(params.text_document.uri))
+
+
+def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = uri_to_path(params.text_document.uri)
+    # The user saved the buffer: what it holds is the plan again (lsp/buffers.py).
+    if path is not None:
+        server.out_of_date.discard(path)
+        document = server.open_document(path)
+        if document is not None:
+            server.saved_texts[path] = document.source
+    refresh(server, path)
+
+
 def register(server: PlanModeServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        path = uri_to_path(params.text_document.uri)
-        if path is not None:  # what an unmodified buffer holds (lsp/buffers.py)
-            server.saved_texts[path] = params.text_document.text
-        refresh(server, path)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        refresh(server, uri_to_path(params.text_document.uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        path = uri_to_path(params.text_document.uri)
-        # The user saved the buffer: what it holds is the plan again (lsp/buffers.py).
-        if path is not None:
-            server.out_of_date.discard(path)
-            document = server.open_document(path)
-            if document is not None:
-                server.saved_texts[path] = document.source
-        refresh(server, path)
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE)(did_save)

@@ -129,14 +129,16 @@ class PlanModeServer(LanguageServer):
         # What each open buffer held when the editor last opened, saved or reloaded it: a
         # buffer holding that text is unmodified in the editor.
         self.saved_texts: dict[Path, str] = {}
-        # Registers the features when they were left for after initialize (lsp/app.py).
-        self.feature_loader: Callable[[], None] | None = None
+        # Registers the features when they were left for after initialize (lsp/app.py), and
+        # the initialize params it then hands to the real initialize handler.
+        self.feature_loader: Callable[[PlanModeServer], None] | None = None
+        self.deferred_initialize: types.InitializeParams | None = None
 
     def ensure_features(self) -> None:
         """Register the features now if start-up left them for later; once."""
         loader, self.feature_loader = self.feature_loader, None
         if loader is not None:
-            loader()
+            loader(self)
 
     # -- the service ----------------------------------------------------------------------
     @property

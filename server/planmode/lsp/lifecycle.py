@@ -1,0 +1,70 @@
+"""The server's lifecycle: ``initialize`` (the workspace root, the default session, the
+initialization options), ``initialized`` (every settings source, the agent endpoint, the team
+watcher, the first state) and ``shutdown`` (background loops end, the endpoint closes)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lsprotocol import types
+
+from planmode.core.service import PlanModeError
+from planmode.core.settings import load_settings
+from planmode.lsp import team_watch
+from planmode.lsp.endpoint import start_endpoint
+from planmode.lsp.models import Params
+from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.settings import plan_mode_section, reload_settings
+
+
+def workspace_root(params: types.InitializeParams) -> Path:
+    """The first workspace folder, else ``rootUri``, else ``rootPath``, else the cwd."""
+    for folder in params.workspace_folders or []:
+        path = uri_to_path(folder.uri)
+        if path is not None:
+            return path
+    if params.root_uri:
+        path = uri_to_path(params.root_uri)
+        if path is not None:
+            return path
+    if params.root_path:
+        return Path(params.root_path).resolve()
+    return Path(os.getcwd()).resolve()
+
+
+def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
+    service = server.start_service(workspace_root(params))
+    init_options = plan_mode_section(params.initialization_options)
+    server.init_options = init_options
+    server.client_name = params.client_info.name if params.client_info else None
+    session_id = init_options.get("sessionId") if isinstance(init_options, dict) else None
+    if isinstance(session_id, str) and session_id:
+        server.default_session_id = session_id
+    # Warnings are shown once the client is ready, by the full re-read in `initialized`.
+    settings, _warnings = load_settings(service.root, init_options)
+    service.update_settings(settings)
+
+
+async def initialized(server: PlanModeServer, _params: types.InitializedParams) -> None:
+    await reload_settings(server, announce_plans_directory=True)
+    await start_endpoint(server)
+    server.run_task(team_watch.watch(server))
+    try:
+        session = server.session_for(Params())
+    except PlanModeError as exc:  # a bad sessionId in initializationOptions
+        server.show_message(f"initializationOptions.planMode.sessionId: {exc}")
+        return
+    server.publish_state(session, force=True)
+
+
+def shutdown(server: PlanModeServer, _params: None) -> None:
+    server.stopping = True
+    if server.endpoint is not None:
+        server.endpoint.stop()
+
+
+def register(server: PlanModeServer) -> None:
+    server.feature(types.INITIALIZE)(initialize)
+    server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.SHUTDOWN)(shutdown)
