@@ -35,8 +35,8 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str, Any]:
     session = server.session_for(params)
-    follow_claude_code(server, session, params, params.planFilePath)
-    teammate_result = server.service.exit_as_teammate(session, params.agentId, params.plan)
+    follow_claude_code(server, session, params, params.plan_file_path)
+    teammate_result = server.service.exit_as_teammate(session, params.agent_id, params.plan)
     if teammate_result is not None:
         if teammate_result.outcome == "awaitingLeaderApproval":
             # Before answering: the lead sees the request only once it holds its key.
@@ -44,14 +44,14 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         server.publish_state(session)
         return teammate_result.to_wire()
     try:
-        is_open = server.open_document(server.service.plan_path(session, params.agentId))
+        is_open = server.open_document(server.service.plan_path(session, params.agent_id))
     except PlanModeError:
         is_open = None  # begin_exit raises the error in its order
     approval, replaced = server.service.begin_exit(
         session,
-        agent_id=params.agentId,
+        agent_id=params.agent_id,
         plan=params.plan,
-        allowed_prompts=tuple(p.to_core() for p in params.allowedPrompts),
+        allowed_prompts=tuple(p.to_core() for p in params.allowed_prompts),
         write=is_open is None,
     )
     if replaced is not None:
@@ -120,7 +120,7 @@ def follow_claude_code(
 ) -> None:
     """Bring the session to the agent's permission mode, then learn its plan file while it
     plans (docs/claude-code.md)."""
-    mode = params.permissionMode
+    mode = params.permission_mode
     if mode in PERMISSION_MODES and mode != session.modes.mode:
         try:
             change_mode(server, session, mode)
@@ -128,9 +128,9 @@ def follow_claude_code(
         except PlanModeError as exc:
             # The decision still follows the mode the session could keep.
             log.warning("session %s stays in %s: %s", session.id, session.modes.mode, exc.message)
-    if session.modes.mode == "plan" and (params.transcriptPath or plan_file):
+    if session.modes.mode == "plan" and (params.transcript_path or plan_file):
         server.service.learn_claude_code(
-            session, params.transcriptPath, params.projectDir, params.claudeConfigDir, plan_file
+            session, params.transcript_path, params.project_dir, params.claude_config_dir, plan_file
         )
 
 
@@ -236,22 +236,22 @@ def answer_superseded(
 def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
     try:
         decision = server.service.approve(
-            params.approvalId,
-            params.sessionId,
+            params.approval_id,
+            params.session_id,
             params.mode,
-            params.planSha256,
-            include_comments=params.includeComments,
+            params.plan_sha256,
+            include_comments=params.include_comments,
         )
     except NoPendingApproval:
-        if params.sessionId is not None:
+        if params.session_id is not None:
             raise
         # The lead approving a teammate's plan: the approvalId is its request id.
         request = server.service.answer_teammate(
-            params.approvalId,
+            params.approval_id,
             True,
             mode=params.mode,
-            plan_sha256=params.planSha256,
-            include_comments=params.includeComments,
+            plan_sha256=params.plan_sha256,
+            include_comments=params.include_comments,
         )
         teammate_answered(server, request.request_id, "approved")
         return {"ok": True}
@@ -262,16 +262,16 @@ def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
 def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
     try:
         decision = server.service.reject(
-            params.approvalId,
-            params.sessionId,
+            params.approval_id,
+            params.session_id,
             params.feedback,
-            include_comments=params.includeComments,
+            include_comments=params.include_comments,
         )
     except NoPendingApproval:
-        if params.sessionId is not None:
+        if params.session_id is not None:
             raise
         request = server.service.answer_teammate(
-            params.approvalId, False, params.feedback, include_comments=params.includeComments
+            params.approval_id, False, params.feedback, include_comments=params.include_comments
         )
         teammate_answered(server, request.request_id, "rejected")
         return {"ok": True}
@@ -284,10 +284,10 @@ def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> dict[
     only that session's), and teammates' requests to this lead."""
     service = server.service
     sessions = list(service.sessions.values())
-    if params.sessionId is not None:
-        sessions = [s for s in sessions if s.id == params.sessionId]
+    if params.session_id is not None:
+        sessions = [s for s in sessions if s.id == params.session_id]
     found = [s.pending.to_wire() for s in sessions if s.pending is not None]
-    if params.sessionId is None:
+    if params.session_id is None:
         found += [r.to_wire() for r in service.teammate_requests()]
     return {"approvals": found}
 

@@ -153,7 +153,7 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
         raise InvalidParams("planMode/applyEdit: field 'edit' contains no changes")
     service = server.service
     if session.modes.mode == "plan":
-        allowed = {service.plan_path(session, params.agentId)}
+        allowed = {service.plan_path(session, params.agent_id)}
         # `changes` next to `documentChanges` is what an editor without documentChanges
         # support applies: its targets are targets too.
         checked = list(operations)

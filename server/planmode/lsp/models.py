@@ -1,32 +1,51 @@
-"""Typed params of every ``planMode/*`` request and command; a validation error is -32602."""
+"""Typed params of every ``planMode/*`` request and command; a validation error is -32602.
+
+Fields are snake_case in Python and camelCase on the wire (``alias_generator=to_camel``). The
+wire accepts only the camelCase names: a snake_case key is an unknown key, as it always was (the
+server builds params from Python names with ``model_validate(..., by_name=True)``). Results
+and notifications are in :mod:`planmode.lsp.payloads`.
+"""
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from planmode.core.approval import AllowedPrompt
 from planmode.core.modes import PermissionMode
 from planmode.core.service import InvalidParams
 
 
-class Params(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+class WireParams(BaseModel):
+    """Validated by the wire's names only, and dumped by them (``model_dump()`` is the wire
+    form); keys the model does not know are ignored."""
 
-    sessionId: str | None = None
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=False,
+        serialize_by_alias=True,
+        frozen=True,
+        extra="ignore",
+    )
+
+
+class Params(WireParams):
+    session_id: str | None = None
 
 
 class ClaudeCodeParams(Params):
     """What Claude Code's hook knows about the session (docs/claude-code.md): its transcript
     (the plan file's slug and path), its project root and its configuration directory."""
 
-    transcriptPath: str | None = Field(default=None, min_length=1)
-    projectDir: str | None = Field(default=None, min_length=1)
-    claudeConfigDir: str | None = Field(default=None, min_length=1)
+    transcript_path: str | None = Field(default=None, min_length=1)
+    project_dir: str | None = Field(default=None, min_length=1)
+    claude_config_dir: str | None = Field(default=None, min_length=1)
     # The agent's own permission mode: the session is brought to it first (one round trip per
     # hook call). Modes this server does not know are ignored.
-    permissionMode: str | None = None
+    permission_mode: str | None = None
 
 
 class GetStateParams(Params):
@@ -39,18 +58,16 @@ class SetModeParams(Params):
 
 class EnterParams(Params):
     # EnterPlanMode's input is a strict empty object (guide §9.2): nothing else is accepted.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid")
 
-    agentId: str | None = None
+    agent_id: str | None = None
 
 
 class SlashCommandParams(Params):
     args: str = ""
 
 
-class AllowedPromptParams(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+class AllowedPromptParams(WireParams):
     tool: str = Field(pattern=r"^Bash$")
     prompt: str = Field(min_length=1, max_length=1000)
 
@@ -59,51 +76,51 @@ class AllowedPromptParams(BaseModel):
 
 
 class ExitParams(ClaudeCodeParams):
-    agentId: str | None = None
+    agent_id: str | None = None
     plan: str | None = None
     # Claude Code's ExitPlanMode input: the plan file it wrote (adopted when Claude Code
     # could have written it there).
-    planFilePath: str | None = Field(default=None, min_length=1)
-    allowedPrompts: list[AllowedPromptParams] = Field(default_factory=list)
+    plan_file_path: str | None = Field(default=None, min_length=1)
+    allowed_prompts: list[AllowedPromptParams] = Field(default_factory=list)
     # Ours (the CLI's `exit` without --wait): answer once the approval is pending and leave
     # it to be decided in the editor.
     detach: bool = False
 
 
 class ApproveParams(Params):
-    approvalId: str = Field(min_length=1)
+    approval_id: str = Field(min_length=1)
     mode: PermissionMode | None = None
-    planSha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    plan_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
     # Ours: deliver the plan's review comments as notes (docs: README "Reviewing with comments").
-    includeComments: bool = False
+    include_comments: bool = False
 
 
 class RejectParams(Params):
-    approvalId: str = Field(min_length=1)
+    approval_id: str = Field(min_length=1)
     feedback: str | None = None
     # Ours: send the plan's review comments, each with its anchor, with the feedback.
-    includeComments: bool = False
+    include_comments: bool = False
 
 
 class TeammateKeyParams(Params):
     root: str = Field(min_length=1)
-    teamName: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
-    agentName: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
-    requestId: str = Field(min_length=1, max_length=300)
+    team_name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+    agent_name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+    request_id: str = Field(min_length=1, max_length=300)
     key: str = Field(pattern=r"^[0-9a-f]{64}$")
-    planSha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
+    plan_sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
 
 
 class ApplyEditParams(Params):
     edit: dict[str, Any]
-    agentId: str | None = None
+    agent_id: str | None = None
     label: str | None = None
 
 
 class CheckToolParams(ClaudeCodeParams):
     tool: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict)
-    agentId: str | None = None
+    agent_id: str | None = None
 
 
 class ListPlansParams(Params):
@@ -115,7 +132,7 @@ class EndSessionParams(Params):
 
 
 class NextTurnParams(Params):
-    agentId: str | None = None
+    agent_id: str | None = None
 
 
 class AgentDefinitionsParams(Params):
@@ -124,7 +141,7 @@ class AgentDefinitionsParams(Params):
 
 class HunkParams(Params):
     path: str = Field(min_length=1)
-    hunkId: str = Field(min_length=1)
+    hunk_id: str = Field(min_length=1)
 
 
 class ListApprovalsParams(Params):

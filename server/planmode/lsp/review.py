@@ -49,14 +49,14 @@ def revision_diff(server: PlanModeServer, params: RevisionDiffParams) -> dict[st
 
 def keep_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
     path = plan_file(server, params, params.path)
-    server.service.keep_hunk(path, params.hunkId)
+    server.service.keep_hunk(path, params.hunk_id)
     server.refresh_code_lenses()
     return {"ok": True}
 
 
 async def undo_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
     path = plan_file(server, params, params.path)
-    _hunk, reverted = server.service.undo_hunk(path, params.hunkId)
+    _hunk, reverted = server.service.undo_hunk(path, params.hunk_id)
     # Through the editor when the plan is open, so the editor can undo the undo.
     if not await buffers.change_plan(
         server, path, reverted, "Undo a change to the plan", required=False

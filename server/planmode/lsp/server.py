@@ -188,7 +188,7 @@ class PlanModeServer(LanguageServer):
 
     def session_for(self, params: Params) -> Session:
         # Only an absent sessionId means the default session; "" is invalid, not "default".
-        session_id = self.default_session_id if params.sessionId is None else params.sessionId
+        session_id = self.default_session_id if params.session_id is None else params.session_id
         session = self.service.require_session(session_id)
         for lost in self.service.lost_sessions:
             self.show_message(

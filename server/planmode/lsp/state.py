@@ -33,7 +33,7 @@ def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
 
 def enter(server: PlanModeServer, params: EnterParams) -> dict[str, Any]:
     session = server.session_for(params)
-    message = server.service.enter(session, params.agentId)
+    message = server.service.enter(session, params.agent_id)
     return {"message": message, "state": server.publish_state(session)}
 
 

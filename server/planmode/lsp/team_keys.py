@@ -98,11 +98,11 @@ def teammate_key(server: PlanModeServer, params: TeammateKeyParams) -> dict[str,
     if Path(params.root) != service.root:
         raise InvalidParams(f"root: this server serves {service.root}, not {params.root}")
     service.receive_request_key(
-        params.requestId,
+        params.request_id,
         bytes.fromhex(params.key),
-        params.planSha256,
-        params.teamName,
-        params.agentName,
+        params.plan_sha256,
+        params.team_name,
+        params.agent_name,
     )
     return {"ok": True}
 

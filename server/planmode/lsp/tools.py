@@ -22,7 +22,7 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> dict[st
     follow_claude_code(server, session, params)
     if (
         params.tool in EDIT_TOOLS
-        and params.transcriptPath
+        and params.transcript_path
         and session.modes.mode == "plan"
         and session.plan_file is None
     ):
@@ -34,7 +34,7 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> dict[st
     endpoint = server.endpoint
     hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
     decision = server.service.check_tool(
-        session, params.tool, params.input, params.agentId, hide=hide
+        session, params.tool, params.input, params.agent_id, hide=hide
     )
     return {**decision.to_wire(), "mode": session.modes.mode}
 

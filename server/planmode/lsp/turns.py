@@ -12,7 +12,7 @@ from planmode.lsp.server import PlanModeServer
 
 def next_turn(server: PlanModeServer, params: NextTurnParams) -> dict[str, Any]:
     session = server.session_for(params)
-    attachments, response = server.service.next_turn(session, params.agentId)
+    attachments, response = server.service.next_turn(session, params.agent_id)
     if session.awaiting_request is not None:
         # Still waiting for the lead: its server may have started (again) since.
         server.run_task(team_keys.deliver(server, session))
