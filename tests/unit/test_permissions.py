@@ -8,14 +8,13 @@ from typing import Any
 import pytest
 
 from planmode.core.approval import AllowedPrompt
+from planmode.core.paths import UnsafePath, resolve_path
 from planmode.core.permissions import (
     Decision,
     ToolContext,
-    UnsafePath,
     decide,
     is_plan_file,
     prompt_allows,
-    resolve_path,
 )
 
 SLUG = "bold-eagle"

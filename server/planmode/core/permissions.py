@@ -1,6 +1,6 @@
 """The tool permission table: ``decide(tool, input, context) -> Decision``.
 
-Plan mode (guide §8.4, §19.6, docs/protocol.md §6): reading tools are allowed; file edits only of
+Plan mode (docs/protocol.md §6, "Enforcement"): reading tools are allowed; file edits only of
 the session's plan file (or the asking agent's own ``-agent-<id>`` file); Bash only when
 :mod:`planmode.core.shell` proves the whole line read-only; Explore and Plan agents only;
 ExitPlanMode asks the user. Outside plan mode the permission mode decides, settings' allow
@@ -21,6 +21,7 @@ from typing import Any, Literal
 from planmode.core import grants, shell
 from planmode.core.approval import AllowedPrompt
 from planmode.core.modes import PermissionMode, parse_rule
+from planmode.core.paths import UnsafePath, inside, lexical_path, resolve_path, spelled_path
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -147,42 +148,7 @@ def ask(message: str, rule: str = RULE_MODE) -> Decision:
     return Decision("ask", message, rule=rule)
 
 
-# -- paths ------------------------------------------------------------------------------------
-class UnsafePath(ValueError):
-    pass
-
-
-def resolve_path(raw: object, root: Path) -> Path:
-    """Resolve a tool's file path the way the file system will: relative to the root, ``~``
-    expanded, ``..`` and symlinks followed. Raises :class:`UnsafePath` for what is not a file
-    path (not a string, empty, NUL bytes, a trailing slash)."""
-    if not isinstance(raw, str) or not raw.strip():
-        raise UnsafePath("file_path must be a non-empty string")
-    if "\x00" in raw:
-        raise UnsafePath("file_path contains a NUL byte")
-    if raw.endswith(("/", os.sep)) or raw.endswith("/."):
-        raise UnsafePath(f"{raw!r} names a directory, not a file")
-    expanded = Path(os.path.expanduser(raw))
-    try:
-        return (root / expanded).resolve()
-    except (OSError, RuntimeError) as exc:  # symlink loops
-        raise UnsafePath(f"{raw!r} cannot be resolved: {exc}") from exc
-
-
-def lexical_path(raw: object, root: Path) -> Path:
-    """The path as a tool that normalises text first would open it: relative to the root,
-    ``~`` expanded, ``..`` removed *lexically* (``link/..`` is the directory holding ``link``,
-    wherever ``link`` points), then symlinks followed. Raises :class:`UnsafePath` like
-    :func:`resolve_path`."""
-    resolve_path(raw, root)  # the same refusals
-    assert isinstance(raw, str)
-    normalised = os.path.normpath(root / os.path.expanduser(raw))
-    try:
-        return Path(normalised).resolve()
-    except (OSError, RuntimeError) as exc:
-        raise UnsafePath(f"{raw!r} cannot be resolved: {exc}") from exc
-
-
+# -- the plan file ------------------------------------------------------------------------
 def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
     """Why ``raw`` is not the plan file; None when it is.
 
@@ -220,15 +186,6 @@ def is_plan_file(raw: object, context: ToolContext) -> bool:
     return plan_path_refusal(raw, context) is None
 
 
-def spelled_path(raw: str, root: Path) -> Path:
-    """``raw`` against the root with ``~`` expanded and ``..`` folded, symlinks not followed."""
-    return Path(os.path.normpath(os.path.join(root, os.path.expanduser(raw))))
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or path.is_relative_to(root)
-
-
 # -- rules ------------------------------------------------------------------------------------
 def _bash_rule_matches(content: str, command: str) -> bool:
     """Claude Code's Bash rule content: ``prefix:*`` (word prefix) or an exact command."""
@@ -254,7 +211,7 @@ def _path_rule_matches(content: str, raw: object, root: Path) -> bool:
         candidates = [str(target)]
         pattern = os.path.expanduser(pattern)
     else:
-        if not _inside(target, root):
+        if not inside(target, root):
             return False
         candidates = [target.relative_to(root).as_posix()]
     return any(_glob_match(pattern, c) for c in candidates)
@@ -476,7 +433,7 @@ def _decide_outside_plan(
         except UnsafePath as exc:
             return deny("file path check", str(exc))
         # Both readings of the path inside, as for the plan file (plan_path_refusal).
-        if _inside(target, context.root) and _inside(lexical, context.root):
+        if inside(target, context.root) and inside(lexical, context.root):
             return allow()
         where = target if lexical == target else f"{target} (or {lexical}, read lexically)"
         return ask(f"{tool} of {where}, outside the workspace?")

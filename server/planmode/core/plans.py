@@ -1,8 +1,9 @@
-"""Plan files: where they live, their word slugs, and reading and writing them safely.
+"""Plan files: where they live, which files are plans, their word slugs, and reading and
+writing them safely.
 
-Guide §7.1–7.6 with the contract's §3: plans live in ``<root>/.claude/plans`` unless the
-``plansDirectory`` setting names a directory inside the workspace (symlinks resolved); a
-session's slug is a coolname word slug chosen once; writes are atomic.
+docs/protocol.md §3: plans live in ``<root>/.claude/plans`` unless the ``plansDirectory``
+setting names a directory inside the workspace (symlinks resolved); a session's slug is a
+coolname word slug chosen once; writes are atomic.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from coolname import generate_slug
+
+from planmode.core.paths import UnsafePath, agreed_path
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,8 @@ def _escape_warning(setting: str, reason: str, default: Path) -> str:
 
 
 def generate_plan_slug(directory: Path, exists: Callable[[Path], bool] | None = None) -> str:
-    """A fresh word slug whose ``<slug>.md`` is free, trying at most ten times (guide §7.4)."""
+    """A fresh word slug whose ``<slug>.md`` is free, trying at most ten times (then the last
+    one tried, taken or not: a session always gets a plan file)."""
     taken = exists or Path.exists
     slug = generate_slug(2)
     for _ in range(SLUG_ATTEMPTS - 1):
@@ -71,6 +75,46 @@ def generate_plan_slug(directory: Path, exists: Callable[[Path], bool] | None = 
             break
         slug = generate_slug(2)
     return slug
+
+
+def is_plan_name(name: str) -> bool:
+    """A plan file's name: ``<name>.md``, not hidden (atomic writes and editors keep their
+    temporary files under names starting with ``.``)."""
+    return name.endswith(".md") and not name.startswith(".")
+
+
+def find_plan_file(
+    raw: object, root: Path, directory: Path, adopted: Iterable[Path] = ()
+) -> Path | None:
+    """The plan file ``raw`` names, resolved; None when it names none.
+
+    ``raw`` (relative to ``root``, ``~`` expanded) names a plan file when both its readings
+    (:func:`planmode.core.paths.agreed_path`) reach the same file, with a plan file's name,
+    directly in the plans ``directory`` (resolved), or an ``adopted`` plan file (an agent's
+    own, docs/claude-code.md) or a subagent's ``<slug>-agent-<id>.md`` next to it. A file
+    reached through a symlink counts where it really is.
+    """
+    if isinstance(raw, os.PathLike):
+        raw = os.fspath(raw)
+    try:
+        path = agreed_path(raw, root)
+    except UnsafePath:
+        return None
+    if not is_plan_name(path.name):
+        return None
+    if path.parent == directory:
+        return path
+    for own in adopted:
+        if path.parent == own.parent and (
+            path == own or path.name.startswith(f"{own.stem}-agent-")
+        ):
+            return path
+    return None
+
+
+def is_plan_file(raw: object, root: Path, directory: Path, adopted: Iterable[Path] = ()) -> bool:
+    """Whether ``raw`` names a plan file of the workspace (:func:`find_plan_file`)."""
+    return find_plan_file(raw, root, directory, adopted) is not None
 
 
 def plan_file_name(slug: str, agent_id: str | None = None) -> str:
@@ -82,7 +126,8 @@ def plan_file_name(slug: str, agent_id: str | None = None) -> str:
 
 
 def read_plan(path: Path) -> str | None:
-    """The plan text, or None when there is none (guide §7.6: other errors are logged)."""
+    """The plan text, or None when there is none; an unreadable file is logged and read as
+    none, so a broken plan never fails the request that looks at it."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -157,7 +202,7 @@ def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in entries:
-        if not entry.name.endswith(".md") or entry.name.startswith("."):
+        if not is_plan_name(entry.name):
             continue
         try:
             if not entry.is_file():

@@ -249,19 +249,16 @@ class PlanModeService:
             raise InvalidParams(str(exc)) from exc
         return self.plans_directory / name
 
-    def is_plan_path(self, path: Path) -> bool:
+    def find_plan_file(self, raw: object) -> Path | None:
+        """The plan file of this workspace that ``raw`` names, resolved (the rule is
+        :func:`planmode.core.plans.find_plan_file`); None when it names none."""
+        adopted = (s.plan_file for s in self.sessions.values() if s.plan_file is not None)
+        return plans.find_plan_file(raw, self.root, self.plans_directory, adopted)
+
+    def is_plan_path(self, raw: object) -> bool:
         """A plan file of this workspace: in the plans directory, or a session's adopted one
-        (or a subagent's next to it)."""
-        if path.suffix != ".md":
-            return False
-        if path.parent == self.plans_directory:
-            return True
-        return any(
-            path.parent == s.plan_file.parent
-            and (path == s.plan_file or path.name.startswith(f"{s.plan_file.stem}-agent-"))
-            for s in self.sessions.values()
-            if s.plan_file is not None
-        )
+        (or a subagent's next to it), named so that both readings of the path agree."""
+        return self.find_plan_file(raw) is not None
 
     # -- Claude Code's own plan file --------------------------------------------------------
     def learn_claude_code(
@@ -643,8 +640,8 @@ class PlanModeService:
         current = comments.strip_comments(current)
         if approved and current != (plans.read_plan(request.plan_file_path) or ""):
             # The path comes from a mailbox file: write only to a plan file of this workspace.
-            target = request.plan_file_path.resolve()
-            if target.parent != self.plans_directory.resolve() or target.suffix != ".md":
+            target = self.find_plan_file(request.plan_file_path)
+            if target is None:
                 raise InvalidParams(
                     f"approvalId {request_id!r}: its planFilePath {request.plan_file_path} is "
                     f"not a plan file in {self.plans_directory}; it cannot be written"

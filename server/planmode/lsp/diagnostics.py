@@ -18,10 +18,6 @@ SEVERITIES = {
 }
 
 
-def is_plan_file(server: PlanModeServer, path: Path | None) -> bool:
-    return path is not None and server.service.is_plan_path(path)
-
-
 def publish(server: PlanModeServer, path: Path) -> None:
     service = server.service
     text = service.read_text(path) or ""
@@ -48,7 +44,7 @@ def publish(server: PlanModeServer, path: Path) -> None:
 
 
 def refresh(server: PlanModeServer, path: Path | None) -> None:
-    if path is not None and is_plan_file(server, path):
+    if path is not None and server.service.is_plan_path(path):
         publish(server, path)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pygls.uris import to_fs_path
+
 from planmode.core.service import InvalidParams
 from planmode.lsp import buffers, codelens, protocol
 from planmode.lsp.models import (
@@ -14,19 +16,17 @@ from planmode.lsp.models import (
     RevisionDiffParams,
     RevisionsParams,
 )
-from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.server import PlanModeServer
 
 
 def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
     """The plan file a request names (a path or a file: URI), or the session's own."""
     if raw is None:
         return server.service.plan_path(server.session_for(params))
-    root = server.service.root
-    try:
-        path = uri_to_path(raw) if raw.startswith("file:") else (root / raw).resolve()
-    except (OSError, ValueError):  # a NUL byte, a loop of links: no file of ours either way
-        path = None
-    if path is None or not server.service.is_plan_path(path):
+    # The spelling as sent, not yet resolved: the plan-file rule reads it both ways.
+    local = to_fs_path(raw) if raw.startswith("file:") else raw
+    path = server.service.find_plan_file(local)
+    if path is None:
         plans_dir = server.service.plans_directory
         raise InvalidParams(f"field 'path': {raw!r} is not a plan file in {plans_dir}")
     return path
