@@ -6,6 +6,7 @@ lens shown before the plan changed cannot approve the changed plan (docs/protoco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,16 @@ def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLen
     ]
 
 
+@dataclass(frozen=True)
+class MemoEntry:
+    """Approval lenses and the texts they were computed from."""
+
+    submitted: str
+    current: str
+    unreviewed: int
+    lenses: list[types.CodeLens]
+
+
 class LensMemo:
     """The last approval lenses per approval, reused while neither text object changed.
 
@@ -112,27 +123,31 @@ class LensMemo:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[str, str, int, list[types.CodeLens]]] = {}
+        self._entries: dict[str, MemoEntry] = {}
 
     def lenses(self, approval: Approval, current: str, unreviewed: int) -> list[types.CodeLens]:
         entry = self._entries.get(approval.approval_id)
         if (
             entry is not None
-            and entry[0] is approval.submitted_plan
-            and entry[1] is current
-            and entry[2] == unreviewed
+            and entry.submitted is approval.submitted_plan
+            and entry.current is current
+            and entry.unreviewed == unreviewed
         ):
-            return entry[3]
+            return entry.lenses
         computed = approval_lenses(approval, current, unreviewed)
         if len(self._entries) > 64:
             self._entries.clear()
-        self._entries[approval.approval_id] = (
-            approval.submitted_plan,
-            current,
-            unreviewed,
-            computed,
+        self._entries[approval.approval_id] = MemoEntry(
+            approval.submitted_plan, current, unreviewed, computed
         )
         return computed
+
+
+def lens_memo(server: PlanModeServer) -> LensMemo:
+    """The server's approval-lens memo, made on first use."""
+    if server.lens_memo is None:
+        server.lens_memo = LensMemo()
+    return server.lens_memo
 
 
 def out_of_date(approve: types.CodeLens) -> types.CodeLens:
@@ -171,7 +186,7 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
     for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            memo = server.lens_memo.lenses(approval, service.current_plan(approval), len(changes))
+            memo = lens_memo(server).lenses(approval, service.current_plan(approval), len(changes))
             if path in server.out_of_date:
                 memo = [out_of_date(memo[0]), *memo[1:]]
             decisions += [(lens, None) for lens in memo]
@@ -193,5 +208,4 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
 
 
 def register(server: PlanModeServer) -> None:
-    server.lens_memo = LensMemo()
     server.feature(types.TEXT_DOCUMENT_CODE_LENS)(code_lens)

@@ -57,7 +57,7 @@ class SetModeParams(Params):
 
 
 class EnterParams(Params):
-    # EnterPlanMode's input is a strict empty object (guide §9.2): nothing else is accepted.
+    # EnterPlanMode takes no input but agentId (docs/protocol.md §4): any other key is refused.
     model_config = ConfigDict(extra="forbid")
 
     agent_id: str | None = None

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from planmode.core import service as errors
     from planmode.core.service import PlanModeService
     from planmode.core.session import Session
+    from planmode.lsp.codelens import LensMemo
+    from planmode.lsp.endpoint import AgentEndpoint
     from planmode.lsp.models import Params
 
 log = logging.getLogger(__name__)
@@ -115,14 +117,16 @@ class PlanModeServer(LanguageServer):
         self.waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._last_state: dict[str, dict[str, Any]] = {}
-        self.init_options: Any = None
+        # The planMode section of initializationOptions as the client sent it: any JSON value,
+        # validated key by key with the other settings sources (core/settings.py).
+        self.init_options: object = None
         self.client_name: str | None = None
         # The agent endpoint (lsp/endpoint.py), open once the workspace is known.
-        self.endpoint: Any = None
+        self.endpoint: AgentEndpoint | None = None
         # Set at shutdown: background loops end.
         self.stopping = False
-        # Reused approval lenses (lsp/codelens.py).
-        self.lens_memo: Any = None
+        # Reused approval lenses (lsp/codelens.py), made on first use.
+        self.lens_memo: LensMemo | None = None
         self._uri_paths: dict[str, Path | None] = {}
         # Open plans whose buffer did not take the server's last change (lsp/buffers.py).
         self.out_of_date: set[Path] = set()
@@ -256,7 +260,8 @@ class PlanModeServer(LanguageServer):
         """Register ``handler(server, params)`` for ``method``.
 
         Params are validated as ``model`` first; core errors become JSON-RPC errors with the
-        contract's codes. The handler is returned unchanged, so tests can call it directly.
+        codes of docs/protocol.md §4. The handler is returned unchanged, so tests can call it
+        directly.
         """
         from planmode.core import service as errors
         from planmode.lsp.models import parse_params
