@@ -109,23 +109,21 @@ export class ServerController implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly output: vscode.OutputChannel,
+    private readonly log: vscode.LogOutputChannel,
     private readonly events: ClientEvents,
   ) {
-    this.privateEnv = new PrivateEnvironment(context, output);
+    this.privateEnv = new PrivateEnvironment(context, log);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SETTINGS_SECTION}.server`)) {
-          this.output.appendLine("planMode.server settings changed: restarting the server.");
+          this.log.info("planMode.server settings changed: restarting the server.");
           void this.restart();
         }
       }),
     );
     void onPythonInterpreterChange(() => {
       if (this.current?.source !== "setting") {
-        this.output.appendLine(
-          "The Python extension's interpreter changed: looking for the server again.",
-        );
+        this.log.info("The Python extension's interpreter changed: looking for the server again.");
         void this.restart();
       }
     }).then((listener) => listener && this.subscriptions.push(listener));
@@ -184,7 +182,7 @@ export class ServerController implements vscode.Disposable {
         await this.privateEnv.create();
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        this.output.appendLine(`Creating the private environment failed: ${reason}`);
+        this.log.error(`Creating the private environment failed: ${reason}`);
         this.report(
           {
             reason: `creating the private environment failed: ${reason}`,
@@ -215,7 +213,7 @@ export class ServerController implements vscode.Disposable {
       if (choice === FIX_LABELS[problem.fix]) {
         void this.fix();
       } else if (choice === "Show Log") {
-        this.output.show();
+        this.log.show();
       }
     });
   }
@@ -224,19 +222,18 @@ export class ServerController implements vscode.Disposable {
     this.events.onStarting();
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const setting = config.get<string>("server.pythonPath")?.trim() || undefined;
-    this.output.appendLine("Looking for a Python with planmode:");
+    this.log.info("Looking for a Python with planmode:");
     let resolution = await resolveServer(environment(setting, this.privateEnv));
-    for (const line of resolution.tried) this.output.appendLine(`  ${line}`);
+    for (const line of resolution.tried) this.log.info(`  ${line}`);
     if (resolution.kind === "needsEnvironment" && resolution.update) {
       // Consent was given when the environment was created: bring it to the bundled version.
-      this.output.appendLine(`Updating the private environment: ${resolution.reason}.`);
+      this.log.info(`Updating the private environment: ${resolution.reason}.`);
       try {
         await this.privateEnv.create();
         resolution = await resolveServer(environment(setting, this.privateEnv));
       } catch (error) {
-        this.output.appendLine(
-          `Updating failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        // The environment as it is may still run the server: resolved below as it stands.
+        this.log.warn(`Updating failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     if (resolution.kind === "settingBroken") {
@@ -259,7 +256,10 @@ export class ServerController implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       // Plan files are Markdown; the server needs their open (unsaved) text and gives lenses.
       documentSelector: [{ scheme: "file", pattern: "**/*.md" }],
-      outputChannel: this.output,
+      // One log for the client, the server's stderr and window/logMessage, and the JSON-RPC
+      // traffic when `planMode.trace.server` asks for it.
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: initializationOptions(this.currentSettings()),
       synchronize: { configurationSection: SETTINGS_SECTION },
@@ -276,10 +276,11 @@ export class ServerController implements vscode.Disposable {
       },
     };
     const info: ServerInfo = { python: found.python, source: found.source, version: found.version };
-    this.output.appendLine(
+    this.log.info(
       `Starting the plan mode server (planmode ${found.version}, ${SOURCE_LABELS[found.source]}): ${[command, ...args].join(" ")}`,
     );
-    const client = new LanguageClient("planMode", "Plan Mode", serverOptions, clientOptions);
+    // The id is the section the language client reads `trace.server` from: planMode.trace.server.
+    const client = new LanguageClient(SETTINGS_SECTION, "Plan Mode", serverOptions, clientOptions);
     client.onNotification(DID_CHANGE_STATE, (state: SessionState) => this.events.onState(state));
     client.onDidChangeState((change) => {
       if (
@@ -299,7 +300,7 @@ export class ServerController implements vscode.Disposable {
       this.events.onStarted(info);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.output.appendLine(`The plan mode server did not start: ${reason}`);
+      this.log.error(`The plan mode server did not start: ${reason}`);
       this.report(
         { reason: `it did not start (${reason}); its log has the details`, fix: "restart" },
         true,
@@ -318,7 +319,7 @@ export class ServerController implements vscode.Disposable {
         await client.stop();
       }
     } catch (error) {
-      this.output.appendLine(`Stopping the server failed: ${String(error)}`);
+      this.log.warn(`Stopping the server failed: ${String(error)}`);
     }
     try {
       await client.dispose();
@@ -327,7 +328,7 @@ export class ServerController implements vscode.Disposable {
     }
   }
 
-  /** The user's explicitly set `planMode.*` values, without the client's own `server.*`. */
+  /** The user's explicitly set `planMode.*` values, without the client's own (`server.*`, `trace.*`). */
   private currentSettings(): Record<string, unknown> {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const manifest = this.context.extension.packageJSON as ContributedSettings | undefined;

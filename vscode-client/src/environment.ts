@@ -152,7 +152,7 @@ export async function onPythonInterpreterChange(
 export class PrivateEnvironment {
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly output: vscode.OutputChannel,
+    private readonly log: vscode.LogOutputChannel,
   ) {}
 
   get directory(): string {
@@ -193,9 +193,10 @@ export class PrivateEnvironment {
       async (progress, token) => {
         const step = (message: string) => {
           progress.report({ message });
-          this.output.appendLine(message);
+          this.log.info(message);
         };
-        const log = (line: string) => this.output.appendLine(`  ${line}`);
+        // venv's and pip's own output: what a failed install needs, shown as it comes.
+        const log = (line: string) => this.log.info(`  ${line}`);
         if (!existsSync(this.python)) {
           const base = await chooseBasePython(
             [await pythonExtensionInterpreter(), PATH_PYTHON, "python"],

@@ -32,7 +32,8 @@ const STATUS_COMMAND: Record<StatusView["action"], string> = {
 let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const output = vscode.window.createOutputChannel("Plan Mode");
+  // A log channel: levels, timestamps and "Set Log Level…" in the Output view.
+  const output = vscode.window.createOutputChannel("Plan Mode", { log: true });
   const sessions = new SessionTracker();
   const status = vscode.window.createStatusBarItem(
     "planMode.status",
@@ -90,7 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     onStarted(info) {
       serverInfo = serverLine({ ...info, sourceLabel: SOURCE_LABELS[info.source] });
-      output.appendLine(serverInfo);
+      output.info(serverInfo);
       render(view(sessions.current()));
     },
     onProblem(problem) {

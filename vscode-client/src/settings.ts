@@ -8,8 +8,11 @@
 
 import { SETTINGS_SECTION } from "./protocol";
 
-/** Settings under this prefix configure the client itself and are never sent to the server. */
-export const SERVER_PREFIX = "server.";
+/**
+ * Settings under these prefixes configure the client itself and are never sent to the server:
+ * how to start it, and the language client's JSON-RPC trace (`planMode.trace.server`).
+ */
+export const CLIENT_PREFIXES: readonly string[] = ["server.", "trace."];
 
 export const DEFAULT_PYTHON = "python3";
 export const DEFAULT_ARGS: readonly string[] = ["-m", "planmode", "lsp"];
@@ -36,7 +39,7 @@ export interface Inspected {
 }
 
 /**
- * The explicitly set `planMode.*` values (not `server.*`), most specific scope first.
+ * The explicitly set `planMode.*` values (not the client's own), most specific scope first.
  *
  * `keys` are the setting names relative to the section, e.g. `plansDirectory`.
  */
@@ -46,7 +49,7 @@ export function explicitSettings(
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const key of keys) {
-    if (key.startsWith(SERVER_PREFIX)) {
+    if (CLIENT_PREFIXES.some((prefix) => key.startsWith(prefix))) {
       continue;
     }
     const found = inspect(key);

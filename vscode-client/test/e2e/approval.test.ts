@@ -327,6 +327,47 @@ step("the status bar switches mode through the quick pick", async (page) => {
   assert.equal(state.mode, "acceptEdits");
 });
 
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const palette = page.locator(".quick-input-widget input");
+  await palette.fill(`>${title}`);
+  await page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first().waitFor();
+  await palette.press("Enter");
+}
+
+async function waitForLog(pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(editor.clientLog())) {
+    if (Date.now() > deadline) {
+      throw new Error(`the Plan Mode log has no ${pattern} after ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+step("planMode.trace.server writes the JSON-RPC traffic into the Plan Mode log", async (page) => {
+  // A log channel: every line has its time and level.
+  assert.match(
+    editor.clientLog(),
+    /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[info\] Starting the plan mode server/m,
+  );
+  const traced = /Received request 'workspace\/configuration - \([^)]+\)'/;
+  assert.doesNotMatch(editor.clientLog(), traced, "traced while planMode.trace.server is off");
+  const settingsFile = join(editor.workspace, ".vscode/settings.json");
+  mkdirSync(dirname(settingsFile), { recursive: true });
+  writeFileSync(settingsFile, JSON.stringify({ "planMode.trace.server": "verbose" }));
+  // The change is traffic itself: the client announces it, the server asks for its settings.
+  await waitForLog(traced, 30_000);
+  await waitForLog(/Params: \{\s*"items": \[\s*\{[^}]*"section": "planMode"/, 10_000);
+  await runCommand(page, "Plan Mode: Show Server Log");
+  // The Output view's editor renders spaces as no-break spaces: match no space.
+  const output = page.locator("#workbench\\.parts\\.panel .view-lines", { hasText: "[Trace" });
+  await output.waitFor({ timeout: 15_000 });
+  await editor.screenshot("6-log-trace");
+  await runCommand(page, "View: Hide Panel");
+  // The next step replaces these workspace settings, which turns the trace off again.
+});
+
 step("changing planMode.server.* restarts the server (stop, dispose, start)", async (page) => {
   const endpointFile = join(editor.workspace, ".claude/plan-mode/endpoint.json");
   const before = endpointPid(endpointFile);

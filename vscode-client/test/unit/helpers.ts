@@ -24,7 +24,9 @@ export interface Manifest {
   capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
   contributes: {
     commands: { command: string; category?: string }[];
-    configuration: { properties: Record<string, { default?: unknown; scope?: string }> };
+    configuration: {
+      properties: Record<string, { default?: unknown; scope?: string; enum?: unknown[] }>;
+    };
   };
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { SETTINGS_SECTION } from "../../src/protocol";
 import {
   contributedKeys,
   explicitSettings,
@@ -80,4 +81,20 @@ test("every server setting of the contract is contributed, under planMode.", () 
     assert.ok(keys.includes(key), key);
   }
   assert.equal(keys.length, Object.keys(properties).length);
+});
+
+test("the JSON-RPC trace is the language client's planMode.trace.server, never sent to the server", () => {
+  // vscode-languageclient reads `<client id>.trace.server`; the client's id is the section.
+  const trace = properties[`${SETTINGS_SECTION}.trace.server`];
+  assert.ok(trace, "planMode.trace.server is not contributed");
+  assert.deepEqual(trace.enum, ["off", "messages", "verbose"]);
+  assert.equal(trace.default, "off");
+  const inspected: Record<string, Inspected> = {
+    "trace.server": { globalValue: "verbose" },
+    interviewPhase: { globalValue: true },
+  };
+  assert.deepEqual(
+    explicitSettings(Object.keys(inspected), (key) => inspected[key]),
+    { interviewPhase: true },
+  );
 });
