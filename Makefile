@@ -62,8 +62,9 @@ dist: install
 demo: install
 	$(VENV)/bin/planmode demo
 
-## check: lint, types and unit tests: the fast loop (no editors, no installs but .venv)
-check: lint typecheck unit
+## check: lint (Python and client), types and unit tests: the fast loop (no editors)
+# Installs only .venv and the client's node_modules.
+check: lint lint-client typecheck unit
 
 ## test: everything CI runs: lint, types, the client, every Python test with real editors
 test: install editors claude-code lint lint-client typecheck vscode-test
