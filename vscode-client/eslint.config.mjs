@@ -15,6 +15,11 @@ export default tseslint.config(
     rules: {
       // `const { DROPPED: _d, ...rest } = obj` is how a copy leaves keys out.
       "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true }],
+      // What the code already holds to, kept: type-only imports marked `type`, strict equality,
+      // a switch over a union names every member.
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      eqeqeq: "error",
+      "@typescript-eslint/switch-exhaustiveness-check": "error",
       // node:test's test() returns a promise the runner itself awaits.
       "@typescript-eslint/no-floating-promises": [
         "error",
