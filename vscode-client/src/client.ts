@@ -253,6 +253,8 @@ export class ServerController implements vscode.Disposable {
     // No `transport`: with TransportKind.stdio the client would append `--stdio` to args.
     const serverOptions: ServerOptions = { command, args };
     let stopReason: string | undefined;
+    const settings = this.currentSettings();
+    this.log.debug(`Settings sent as initializationOptions: ${JSON.stringify(settings)}`);
     const clientOptions: LanguageClientOptions = {
       // Plan files are Markdown; the server needs their open (unsaved) text and gives lenses.
       documentSelector: [{ scheme: "file", pattern: "**/*.md" }],
@@ -261,7 +263,7 @@ export class ServerController implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: initializationOptions(this.currentSettings()),
+      initializationOptions: initializationOptions(settings),
       synchronize: { configurationSection: SETTINGS_SECTION },
       middleware: this.middleware(),
       // A server that dies is not restarted in a loop: the user gets one notification
@@ -356,9 +358,14 @@ export class ServerController implements vscode.Disposable {
           if (!Array.isArray(answers)) {
             return answers;
           }
-          return params.items.map((item, index) =>
-            item.section === SETTINGS_SECTION ? this.currentSettings() : answers[index],
-          );
+          return params.items.map((item, index) => {
+            if (item.section !== SETTINGS_SECTION) return answers[index];
+            const settings = this.currentSettings();
+            this.log.debug(
+              `Settings sent for workspace/configuration: ${JSON.stringify(settings)}`,
+            );
+            return settings;
+          });
         },
       },
     };

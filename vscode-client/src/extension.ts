@@ -81,6 +81,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       render(view(undefined));
     },
     onState(state) {
+      const review = state.pendingApproval === null ? "" : ", a plan waiting for review";
+      output.debug(`Session ${state.sessionId}: ${state.mode}${review}`);
       sessions.update(state);
       if (state.pendingApproval !== null) {
         submitted.remember(state.pendingApproval);

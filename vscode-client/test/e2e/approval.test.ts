@@ -346,11 +346,13 @@ async function waitForLog(pattern: RegExp, timeoutMs: number): Promise<void> {
 }
 
 step("planMode.trace.server writes the JSON-RPC traffic into the Plan Mode log", async (page) => {
-  // A log channel: every line has its time and level.
+  // A log channel: every line has its time and level, and the default level (info) keeps the
+  // client's debug lines (each state change, the settings sent) out.
   assert.match(
     editor.clientLog(),
     /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[info\] Starting the plan mode server/m,
   );
+  assert.doesNotMatch(editor.clientLog(), /\[debug\]/);
   const traced = /Received request 'workspace\/configuration - \([^)]+\)'/;
   assert.doesNotMatch(editor.clientLog(), traced, "traced while planMode.trace.server is off");
   const settingsFile = join(editor.workspace, ".vscode/settings.json");
