@@ -297,7 +297,7 @@ def test_subagent_does_not_take_the_main_reentry(service: PlanModeService) -> No
 
 
 def test_unsafe_agent_id_is_invalid(service: PlanModeService) -> None:
-    from planmode.core.service import InvalidParams
+    from planmode.core.errors import InvalidParams
 
     session = planning(service)
     with pytest.raises(InvalidParams):

@@ -9,7 +9,8 @@ import pytest
 
 from planmode.core import claude_code
 from planmode.core.claude_code import NotAdoptable, TranscriptFacts
-from planmode.core.service import InvalidParams, PlanModeService
+from planmode.core.errors import InvalidParams
+from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 
 SLUG = "plan-a-greeting-optimized-sunset"

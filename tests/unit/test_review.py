@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planmode.core import review
+from planmode.core.errors import PlanChanged
 from planmode.core.review import Hunk
-from planmode.core.service import PlanChanged, PlanModeService
+from planmode.core.service import PlanModeService
 
 SEEN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n"
 

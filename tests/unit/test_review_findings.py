@@ -9,7 +9,8 @@ import pytest
 
 from planmode.core import plans, teams
 from planmode.core.approval import plan_digest
-from planmode.core.service import InvalidParams, PlanModeService
+from planmode.core.errors import InvalidParams
+from planmode.core.service import PlanModeService
 
 
 def test_fork_into_a_session_with_its_own_plan_does_not_overwrite_it(

@@ -9,16 +9,16 @@ import pytest
 
 from planmode.core import plans, prompts
 from planmode.core.approval import AllowedPrompt, plan_digest
-from planmode.core.modes import PermissionMode
-from planmode.core.service import (
+from planmode.core.errors import (
     AgentContext,
     InvalidParams,
     NoPendingApproval,
     NotInPlanMode,
     PlanChanged,
     PlanModeDisabled,
-    PlanModeService,
 )
+from planmode.core.modes import PermissionMode
+from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from planmode.core.settings import Settings
 from tests.unit.conftest import ServiceFactory

@@ -10,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from planmode.core import jsonl, plans, prompts, teams
-from planmode.core.service import (
-    InvalidParams,
-    NoPendingApproval,
-    NoPlanFile,
-    PlanChanged,
-    PlanModeService,
-)
+from planmode.core.errors import InvalidParams, NoPendingApproval, NoPlanFile, PlanChanged
+from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from tests.unit.conftest import ServiceFactory
 

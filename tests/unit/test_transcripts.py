@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from planmode.core import plans, transcripts
-from planmode.core.service import InvalidParams, PlanModeService
+from planmode.core.errors import InvalidParams
+from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from tests.unit.conftest import ServiceFactory
 

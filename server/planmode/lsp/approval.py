@@ -17,8 +17,9 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.core.approval import Approval, ExitResult, rejected_exit
+from planmode.core.errors import NoPendingApproval, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
-from planmode.core.service import Decision, NoPendingApproval, PlanModeError
+from planmode.core.review_state import Decision
 from planmode.core.session import Session
 from planmode.lsp import buffers, diagnostics, protocol, team_keys
 from planmode.lsp.models import (

@@ -16,7 +16,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from planmode.core import edits
-from planmode.core.service import InvalidParams
+from planmode.core.errors import InvalidParams
 from planmode.lsp import buffers, diagnostics, protocol
 from planmode.lsp.models import ApplyEditParams
 from planmode.lsp.server import PlanModeServer, uri_to_path

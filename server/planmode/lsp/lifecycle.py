@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from planmode.core.service import PlanModeError
+from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
 from planmode.lsp import team_watch
 from planmode.lsp.endpoint import start_endpoint

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from planmode.core.approval import AllowedPrompt
+from planmode.core.errors import InvalidParams
 from planmode.core.modes import PermissionMode
-from planmode.core.service import InvalidParams
 
 
 class WireParams(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from planmode.core.service import InvalidParams
+from planmode.core.errors import InvalidParams
 from planmode.lsp import buffers, codelens, protocol
 from planmode.lsp.models import (
     HunkParams,

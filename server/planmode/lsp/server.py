@@ -30,7 +30,7 @@ from planmode.lsp import protocol
 # Start-up imports only what answering initialize needs (lsp/app.py): the service, its
 # errors and the pydantic params models load with the features, right after that answer.
 if TYPE_CHECKING:
-    from planmode.core import service as errors
+    from planmode.core import errors
     from planmode.core.service import PlanModeService
     from planmode.core.session import Session
     from planmode.lsp.codelens import LensMemo
@@ -43,7 +43,7 @@ P = TypeVar("P", bound="Params")
 
 
 def to_rpc_error(exc: errors.PlanModeError) -> JsonRpcException:
-    from planmode.core import service as errors
+    from planmode.core import errors
 
     codes: dict[type[errors.PlanModeError], int] = {
         errors.InvalidParams: protocol.INVALID_PARAMS,
@@ -263,7 +263,7 @@ class PlanModeServer(LanguageServer):
         codes of docs/protocol.md §4. The handler is returned unchanged, so tests can call it
         directly.
         """
-        from planmode.core import service as errors
+        from planmode.core import errors
         from planmode.lsp.models import parse_params
 
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
@@ -293,7 +293,7 @@ class PlanModeServer(LanguageServer):
         self, command: str, model: type[P], handler: Callable[[PlanModeServer, P], Any]
     ) -> None:
         """Expose ``handler`` as ``workspace/executeCommand`` ``command`` with one object arg."""
-        from planmode.core import service as errors
+        from planmode.core import errors
         from planmode.lsp.models import parse_params
 
         def parsed(arguments: tuple[Any, ...]) -> P:

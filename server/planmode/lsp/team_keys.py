@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from planmode.core.service import InvalidParams
+from planmode.core.errors import InvalidParams
 from planmode.core.session import Session
 from planmode.discovery import Connection, NoServer, RpcError
 from planmode.lsp import protocol

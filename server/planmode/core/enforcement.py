@@ -1,0 +1,76 @@
+"""``planMode/checkTool`` for a session: the permission table (:mod:`planmode.core.permissions`)
+with the session's mode, plan file and grants, and the OS sandbox an allowed planning Bash
+command runs in (docs/protocol.md §6, docs/sandbox.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from planmode.core import permissions, shell
+from planmode.core.registry import SessionRegistry
+from planmode.core.session import Session
+from planmode.sandbox import probe as sandbox_probe
+
+
+def check_tool(
+    registry: SessionRegistry,
+    session: Session,
+    tool: str,
+    tool_input: dict[str, Any],
+    agent_id: str | None = None,
+    hide: Sequence[str] = (),
+) -> permissions.Decision:
+    """The decision on one tool call of ``session`` (or of its subagent ``agent_id``). An
+    allowed Bash command while planning also says how to run it in the OS sandbox (``hide``:
+    directories the sandbox covers, the agent endpoint's)."""
+    settings = registry.settings
+    rules = settings.permissions
+    context = permissions.ToolContext(
+        mode=session.modes.mode,
+        root=registry.root,
+        plan_file=registry.plan_path(session, agent_id),
+        agent_id=agent_id,
+        is_teammate=settings.teammate is not None,
+        channels_active=settings.channelsActive,
+        allow_rules=session.modes.allow_rules,
+        deny_rules=tuple(rules.deny),
+        ask_rules=tuple(rules.ask),
+        granted_prompts=session.granted_prompts,
+        plan_adopted=session.plan_file is not None,
+    )
+    decision = permissions.decide(tool, tool_input, context)
+    if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
+        return _sandboxed(registry, decision, str(tool_input.get("command")), hide)
+    return decision
+
+
+def sandbox() -> sandbox_probe.Availability:
+    """The OS sandbox planning Bash runs in (found once per process; docs/sandbox.md)."""
+    return sandbox_probe.detect_once()
+
+
+def _sandboxed(
+    registry: SessionRegistry,
+    decision: permissions.Decision,
+    command: str,
+    hide: Sequence[str],
+) -> permissions.Decision:
+    """An allowed planning Bash command carries how to run it in the sandbox; without
+    one, ``requireSandbox`` turns the allow into a deny."""
+    available = sandbox()
+    required = registry.settings.requireSandbox
+    # git opens only the workspace's own repository, with the settings that run programs
+    # neutralised (a committed bare or vendored repository's config never runs).
+    wrapped = available.wrap(command, hide, shell.git_environment_for(registry.root))
+    if wrapped is not None:
+        return replace(decision, sandbox={**wrapped.to_wire(), "required": required})
+    if required:
+        return permissions.deny(
+            "requireSandbox",
+            f"no OS sandbox works here ({available.detail}), so Bash is denied while planning",
+            permissions.RULE_PLAN_BASH,
+        )
+    return decision

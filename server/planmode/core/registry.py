@@ -1,0 +1,251 @@
+"""The sessions of one workspace: loaded from disk or created, saved, and what each owns on
+disk — its plan file (named by its slug, or adopted from Claude Code) and its transcript.
+
+Settings live here too, for the two things sessions take from them: where plans are kept
+(``plansDirectory``) and the allow rules every session's modes carry.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planmode.core import claude_code, modes, plans, transcripts
+from planmode.core.approval import plan_digest
+from planmode.core.errors import InvalidParams
+from planmode.core.modes import PermissionMode
+from planmode.core.session import CorruptSession, Session, SessionStore, is_valid_session_id
+from planmode.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TextReader = Callable[[Path], str | None]
+# Takes a session out of plan mode, into the mode given or the one it had before planning
+# (the service's, which knows the settings that decide).
+LeavePlan = Callable[[Session, PermissionMode | None], modes.Transition]
+
+
+class SessionRegistry:
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root.resolve()
+        self.store = SessionStore(self.root)
+        self.sessions: dict[str, Session] = {}
+        # Sessions whose saved state was unreadable; the user must hear about it once.
+        self.lost_sessions: list[str] = []
+        # Open editor buffers win over the disk: unsaved edits are what the user sees.
+        self.open_document_text: TextReader = lambda _path: None
+        # (session, plan path) -> digest of the last snapshot written to the transcript.
+        self._snapshots: dict[tuple[str, Path], str] = {}
+        # Session id -> what its Claude Code transcript said so far (read on from there).
+        self._transcripts: dict[str, claude_code.TranscriptFacts] = {}
+        self.configure(settings)
+
+    # -- settings -------------------------------------------------------------------------
+    def configure(self, settings: Settings) -> None:
+        """Take new settings; the sessions' modes are the caller's to bring up to date."""
+        self.settings = settings
+        self._location = plans.resolve_plans_directory(self.root, settings.plansDirectory)
+
+    @property
+    def plans_directory(self) -> Path:
+        return self._location.directory
+
+    @property
+    def plans_directory_warning(self) -> str | None:
+        return self._location.warning
+
+    def with_rules(self, state: modes.ModeState) -> modes.ModeState:
+        """The settings' allow rules, dangerous ones held back while auto mode is active."""
+        synced = replace(
+            state,
+            allow_rules=tuple(self.settings.permissions.allow),
+            stripped_dangerous_rules=None,
+        )
+        return modes.strip_dangerous_rules(synced) if state.auto_mode_active else synced
+
+    # -- sessions -------------------------------------------------------------------------
+    def session(self, session_id: str, create: bool = True) -> Session | None:
+        """The session named ``session_id``, loaded from disk or created on first use."""
+        if not is_valid_session_id(session_id):
+            raise InvalidParams(
+                f"sessionId must be 1-128 letters, digits, '.', '_' or '-', got {session_id!r}"
+            )
+        found = self.sessions.get(session_id)
+        if found is not None:
+            return found
+        try:
+            found = self.store.load(session_id)
+        except CorruptSession:
+            self.lost_sessions.append(session_id)
+            found = None
+        if found is None and not create:
+            return None
+        if found is None:
+            found = Session(session_id)
+        found.modes = self.with_rules(found.modes)
+        self.sessions[session_id] = found
+        return found
+
+    def require_session(self, session_id: str) -> Session:
+        session = self.session(session_id)
+        assert session is not None
+        return session
+
+    def save(self, session: Session) -> None:
+        try:
+            self.store.save(session)
+        except OSError as exc:
+            # Still in memory, so the mode holds while this server runs; say it loudly.
+            log.error("cannot save session %s: %s", session.id, exc)
+
+    # -- plan files -----------------------------------------------------------------------
+    def plan_slug(self, session: Session) -> str:
+        if session.slug is None:
+            taken = {s.slug for s in self.sessions.values() if s.slug}
+
+            def exists(path: Path) -> bool:
+                return path.stem in taken or path.exists()
+
+            session.slug = plans.generate_plan_slug(self.plans_directory, exists)
+            self.save(session)
+        return session.slug
+
+    def plan_path(self, session: Session, agent_id: str | None = None) -> Path:
+        adopted = session.plan_file
+        try:
+            if adopted is not None:
+                return adopted.parent / plans.plan_file_name(adopted.stem, agent_id)
+            name = plans.plan_file_name(self.plan_slug(session), agent_id)
+        except ValueError as exc:
+            raise InvalidParams(str(exc)) from exc
+        return self.plans_directory / name
+
+    def find_plan_file(self, raw: object) -> Path | None:
+        """The plan file of this workspace that ``raw`` names, resolved (the rule is
+        :func:`planmode.core.plans.find_plan_file`); None when it names none."""
+        adopted = (s.plan_file for s in self.sessions.values() if s.plan_file is not None)
+        return plans.find_plan_file(raw, self.root, self.plans_directory, adopted)
+
+    def is_plan_path(self, raw: object) -> bool:
+        """A plan file of this workspace: in the plans directory, or a session's adopted one
+        (or a subagent's next to it), named so that both readings of the path agree."""
+        return self.find_plan_file(raw) is not None
+
+    def read_plan(self, session: Session, agent_id: str | None = None) -> str | None:
+        return self.read_text(self.plan_path(session, agent_id))
+
+    def read_text(self, path: Path) -> str | None:
+        buffered = self.open_document_text(path)
+        return buffered if buffered is not None else plans.read_plan(path)
+
+    def list_plans(self) -> list[dict[str, Any]]:
+        owners = self.store.slugs()
+        owners.update({s.slug: s.id for s in self.sessions.values() if s.slug})
+        pending = {
+            s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
+        }
+        adopted = self.store.adopted()
+        adopted.update({s.plan_file: s.id for s in self.sessions.values() if s.plan_file})
+        found = list(plans.list_plan_files(self.plans_directory))
+        found += [
+            info
+            for path in adopted
+            if path.parent != self.plans_directory
+            for info in plans.list_plan_files(path.parent)
+            if info.slug == path.stem
+        ]
+        listed = []
+        for info in found:
+            listed.append(
+                {
+                    "path": str(info.path),
+                    "slug": info.slug,
+                    **({"sessionId": owners[info.slug]} if info.slug in owners else {}),
+                    **({"agentId": info.agent_id} if info.agent_id else {}),
+                    "modified": datetime.fromtimestamp(info.modified, UTC)
+                    .isoformat(timespec="seconds")
+                    .replace("+00:00", "Z"),
+                    "sizeBytes": info.size_bytes,
+                    "pending": info.path in pending,
+                }
+            )
+        listed.sort(key=lambda p: str(p["modified"]), reverse=True)
+        return listed
+
+    # -- Claude Code's own plan file --------------------------------------------------------
+    def learn_claude_code(
+        self,
+        session: Session,
+        transcript: str | None = None,
+        project: str | None = None,
+        config: str | None = None,
+        plan_file: str | None = None,
+    ) -> None:
+        """Adopt the plan file Claude Code writes for this session (docs/claude-code.md), from
+        its transcript or from ExitPlanMode's ``planFilePath``. A path Claude Code would not
+        write to is not adopted (logged); the session then keeps the file it had."""
+        project_dir = self._project_dir(project)
+        config_dir = claude_code.config_dir(config)
+        facts = self._transcripts.get(session.id, claude_code.TranscriptFacts())
+        if transcript is not None and session.plan_file is None:
+            path = Path(transcript)
+            if not path.is_absolute() or path.suffix != ".jsonl":
+                raise InvalidParams(f"field 'transcriptPath': {transcript!r} is no transcript")
+            facts = claude_code.read_transcript(path, facts)
+            self._transcripts[session.id] = facts
+        try:
+            if plan_file is not None:
+                found: Path | None = claude_code.check_adoptable(plan_file, project_dir, config_dir)
+                slug = facts.slug
+                if found is not None and slug is not None and found.stem != slug:
+                    raise claude_code.NotAdoptable(
+                        f"{plan_file} does not carry the transcript's slug {slug!r}"
+                    )
+            elif session.plan_file is None:
+                setting = claude_code.plans_directory_setting(
+                    claude_code.settings_files(project_dir, config_dir)
+                )
+                found = claude_code.adopted_plan_file(facts, project_dir, config_dir, setting)
+            else:
+                found = None
+        except claude_code.NotAdoptable as exc:
+            log.warning("session %s: not adopting Claude Code's plan file: %s", session.id, exc)
+            return
+        if found is None or found == session.plan_file:
+            return
+        session.plan_file = found
+        session.slug = found.stem
+        self.save(session)
+
+    def _project_dir(self, raw: str | None) -> Path:
+        """Claude Code's project root: the given directory when it is this workspace or inside
+        it, else the workspace root."""
+        if raw and os.path.isabs(raw):
+            candidate = Path(os.path.normpath(raw))
+            real = Path(os.path.realpath(candidate))
+            if real == self.root or real.is_relative_to(self.root):
+                return candidate
+        return self.root
+
+    # -- transcripts ----------------------------------------------------------------------
+    def record(self, session: Session, event: dict[str, Any]) -> None:
+        """Append to the session's transcript; losing a line must not fail the request."""
+        try:
+            transcripts.append_event(self.root, session.id, event)
+        except OSError as exc:
+            log.error("cannot append to the transcript of %s: %s", session.id, exc)
+
+    def snapshot(self, session: Session, path: Path, content: str | None) -> None:
+        """A file_snapshot line, unless the transcript already holds this very text."""
+        if content is None:
+            return
+        digest = plan_digest(content)
+        if self._snapshots.get((session.id, path)) == digest:
+            return
+        self._snapshots[(session.id, path)] = digest
+        self.record(session, transcripts.file_snapshot(session.slug, path, content))

@@ -1,0 +1,305 @@
+"""Plans under review: the pending approval of each session, the user's decision on it, and
+the agent's revisions of a plan the user has seen, reviewed hunk by hunk.
+
+For each plan path this keeps the text the user has seen (a pending or rejected plan), whether
+the agent revised it since, whether its last exit was empty, the review comments sent with
+its last rejection, and every revision in the plan's history (docs/protocol.md §5.1, §5.6).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from planmode.core import comments, history, plans, review, transcripts
+from planmode.core.approval import (
+    AllowedPrompt,
+    Approval,
+    ExitResult,
+    approved_exit,
+    plan_digest,
+    rejected_exit,
+)
+from planmode.core.errors import InvalidParams, NoPendingApproval, NotInPlanMode, PlanChanged
+from planmode.core.history import PlanHistory
+from planmode.core.modes import PermissionMode
+from planmode.core.registry import LeavePlan, SessionRegistry
+from planmode.core.session import Session
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An approved or rejected exit: what the agent gets and what to tell the user."""
+
+    approval: Approval
+    result: ExitResult
+    warnings: tuple[str, ...] = ()
+    # The text written back to the plan file, when it had to be.
+    written: str | None = None
+
+
+class ReviewState:
+    def __init__(self, registry: SessionRegistry, leave_plan: LeavePlan) -> None:
+        self.registry = registry
+        self.leave_plan = leave_plan
+        self.history = PlanHistory(registry.root)
+        # Plan path -> the text the user has seen (a pending or rejected plan): agent
+        # revisions are reviewed against it hunk by hunk.
+        self.seen: dict[Path, str] = {}
+        # Plan paths the agent revised since the user saw them: only those are reviewed (the
+        # user's own edits in the buffer are not changes to review).
+        self.revised: set[Path] = set()
+        # Plan paths whose last exit submitted an empty plan (an information diagnostic).
+        self.empty_exits: set[Path] = set()
+        # Plan path -> the review comments sent with its last rejection: shown, re-anchored,
+        # while the agent revises (README, "Reviewing with comments").
+        self.sent_comments: dict[Path, list[comments.Comment]] = {}
+
+    # -- the pending approval -------------------------------------------------------------
+    def begin_exit(
+        self,
+        session: Session,
+        agent_id: str | None = None,
+        plan: str | None = None,
+        allowed_prompts: tuple[AllowedPrompt, ...] = (),
+        write: bool = True,
+    ) -> tuple[Approval, Approval | None]:
+        """Validate an ExitPlanMode call and make its approval pending.
+
+        Returns the new approval and the one it replaced, if any (that one must be answered
+        as rejected). ``plan`` is written to the plan file first unless ``write`` is false:
+        the caller writes it (a plan open in the editor).
+        """
+        if session.modes.mode != "plan":
+            raise NotInPlanMode()
+        registry = self.registry
+        path = registry.plan_path(session, agent_id)
+        if plan is not None and write:
+            plans.write_atomic(path, plan)
+        submitted = plan if plan is not None else (registry.read_text(path) or "")
+        approval = Approval(
+            session_id=session.id,
+            plan_file_path=path,
+            submitted_plan=submitted,
+            agent_id=agent_id,
+            allowed_prompts=allowed_prompts,
+            plan_given=plan is not None,
+        )
+        replaced = session.pending
+        session.pending = approval
+        self._keep_revision(path, submitted, "agent", "submitted for approval")
+        # After a rejection the user has seen the rejected text: show what changed since.
+        if path not in self.seen:
+            self.seen[path] = submitted
+            self.revised.discard(path)
+        elif submitted != self.seen[path]:
+            self.revised.add(path)
+        if submitted.strip():
+            self.empty_exits.discard(path)
+        else:
+            self.empty_exits.add(path)
+        registry.record(session, transcripts.exit_call(session.slug, plan))
+        registry.snapshot(session, path, submitted)
+        return approval, replaced
+
+    def find_pending(self, approval_id: str, session_id: str | None = None) -> Session:
+        """The session whose pending approval is ``approval_id``."""
+        if session_id is not None:
+            session = self.registry.session(session_id, create=False)
+            if session is None:
+                raise NoPendingApproval(f"(unknown session {session_id!r})")
+            candidates = [session]
+        else:
+            candidates = list(self.registry.sessions.values())
+        for session in candidates:
+            if session.pending is not None and session.pending.approval_id == approval_id:
+                return session
+        raise NoPendingApproval(f"with approvalId {approval_id!r}")
+
+    def pending_for(self, path: Path) -> Session | None:
+        return next(
+            (
+                s
+                for s in self.registry.sessions.values()
+                if s.pending and s.pending.plan_file_path == path
+            ),
+            None,
+        )
+
+    def current_plan(self, approval: Approval) -> str:
+        return self.registry.read_text(approval.plan_file_path) or ""
+
+    def cancel(self, approval: Approval) -> bool:
+        """Drop a pending approval whose request went away; the session stays in plan."""
+        session = self.registry.sessions.get(approval.session_id)
+        if session is None or session.pending is None:
+            return False
+        if session.pending.approval_id != approval.approval_id:
+            return False
+        session.pending = None
+        return True
+
+    # -- the user's decision --------------------------------------------------------------
+    def approve(
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        mode: PermissionMode | None = None,
+        plan_sha256: str | None = None,
+        include_comments: bool = False,
+    ) -> Decision:
+        """Approve the plan as the file holds it now, and restore the session's mode.
+
+        Review comments are never part of the approved plan; with ``include_comments`` they
+        reach the agent as notes."""
+        if mode == "plan":
+            raise InvalidParams("mode must be a mode to return to, not 'plan'")
+        session = self.find_pending(approval_id, session_id)
+        approval = session.pending
+        assert approval is not None
+        reviewed = self.current_plan(approval)
+        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(reviewed):
+            raise PlanChanged()
+        notes = self._comments_to_deliver(approval, reviewed, include_comments, "approved")
+        current = comments.strip_comments(reviewed)
+        written = None
+        if current != (plans.read_plan(approval.plan_file_path) or ""):
+            plans.write_atomic(approval.plan_file_path, current)
+            written = current
+        if current != approval.submitted_plan:
+            self._keep_revision(approval.plan_file_path, current, "user", "edited at approval")
+        self.forget(approval.plan_file_path)
+        warnings: tuple[str, ...] = ()
+        restored: PermissionMode | None = None
+        if approval.agent_id is None:
+            # A subagent's plan is approved without taking the whole session out of plan.
+            transition = self.leave_plan(session, mode)
+            warnings = transition.warnings
+            restored = transition.state.mode
+            session.granted_prompts = _merge_prompts(
+                session.granted_prompts, approval.allowed_prompts
+            )
+        session.pending = None
+        self.registry.save(session)
+        self.registry.record(session, transcripts.decision(session.slug, "approved"))
+        self.registry.snapshot(session, approval.plan_file_path, current)
+        self.sent_comments.pop(approval.plan_file_path, None)
+        submitted = comments.strip_comments(approval.submitted_plan)
+        result = replace(
+            approved_exit(approval, current, restored, notes, submitted), chosen_mode=mode
+        )
+        return Decision(approval, result, warnings, written)
+
+    def reject(
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        feedback: str | None = None,
+        include_comments: bool = False,
+    ) -> Decision:
+        """Reject the pending plan with ``feedback`` and, with ``include_comments``, the
+        review comments written in it; plan mode stays."""
+        session = self.find_pending(approval_id, session_id)
+        approval = session.pending
+        assert approval is not None
+        reviewed = self.current_plan(approval)
+        sent = self._comments_to_deliver(approval, reviewed, include_comments, "rejected")
+        session.pending = None
+        # The comments go to the agent and are shown on their own, re-anchored: the revision
+        # is reviewed against the plan without them.
+        self.seen[approval.plan_file_path] = comments.strip_comments(reviewed)
+        self.revised.discard(approval.plan_file_path)
+        if sent:
+            self.sent_comments[approval.plan_file_path] = list(sent)
+        result = rejected_exit(approval, feedback, sent)
+        self.registry.record(
+            session, transcripts.decision(session.slug, "rejected", result.feedback)
+        )
+        return Decision(approval, result)
+
+    def _comments_to_deliver(
+        self, approval: Approval, reviewed: str, include: bool, outcome: str
+    ) -> tuple[comments.Comment, ...]:
+        """The comments written in the plan the user decided on, kept in its history."""
+        if not include:
+            return ()
+        found = tuple(comments.delivered(self.comment_view(approval.plan_file_path, reviewed)[0]))
+        if found:
+            count = f"{len(found)} comment{'s' if len(found) != 1 else ''}"
+            self._keep_revision(
+                approval.plan_file_path, reviewed, "user", f"{outcome} with {count}", found
+            )
+        return found
+
+    def comment_view(
+        self, path: Path, text: str | None = None
+    ) -> tuple[list[comments.Comment], list[comments.Comment]]:
+        """The comments written in the plan (outdated when the text they annotated changed
+        since they were sent) and those sent with the last rejection that the plan no longer
+        holds, re-anchored in its current text."""
+        if text is None:
+            text = self.registry.read_text(path) or ""
+        return comments.live_and_earlier(text, self.sent_comments.get(path, []))
+
+    # -- revisions and hunks --------------------------------------------------------------
+    def forget(self, path: Path) -> None:
+        """No plan under review at ``path`` any more: its revisions need no Keep/Undo."""
+        self.seen.pop(path, None)
+        self.revised.discard(path)
+
+    def _keep_revision(
+        self,
+        path: Path,
+        text: str,
+        author: history.Author,
+        reason: str,
+        review_comments: tuple[comments.Comment, ...] = (),
+    ) -> None:
+        try:
+            self.history.record(path, text, author, reason, review_comments)
+        except OSError as exc:
+            log.error("cannot record a revision of %s: %s", path, exc)
+
+    def agent_edited(self, path: Path, text: str, reason: str) -> None:
+        """An agent's edit of a plan file went through: keep it, and make it the text under
+        approval (so it is not mistaken for the user's edit)."""
+        self._keep_revision(path, text, "agent", reason)
+        if path in self.seen:
+            self.revised.add(path)
+        session = self.pending_for(path)
+        if session is not None and session.pending is not None:
+            session.pending = replace(session.pending, submitted_plan=text)
+
+    def hunks(self, path: Path) -> list[review.Hunk]:
+        """Unreviewed changes of a plan the user has seen (none when there is no review)."""
+        seen = self.seen.get(path)
+        if seen is None or path not in self.revised:
+            return []
+        found = review.hunks(seen, self.registry.read_text(path) or "")
+        # A review comment the user writes is not a change of the agent's to review.
+        return [h for h in found if h.old_lines or not comments.is_only_comments(h.new_lines)]
+
+    def find_hunk(self, path: Path, hunk_id: str) -> review.Hunk:
+        hunk = next((h for h in self.hunks(path) if h.id == hunk_id), None)
+        if hunk is None:
+            raise PlanChanged()
+        return hunk
+
+    def keep_hunk(self, path: Path, hunk_id: str) -> None:
+        hunk = self.find_hunk(path, hunk_id)
+        self.seen[path] = review.keep(self.seen[path], self.registry.read_text(path) or "", hunk)
+
+    def undo_hunk(self, path: Path, hunk_id: str) -> tuple[review.Hunk, str]:
+        """The hunk to revert and the plan text once it is reverted (the caller applies it)."""
+        hunk = self.find_hunk(path, hunk_id)
+        return hunk, review.undo(self.registry.read_text(path) or "", hunk)
+
+
+def _merge_prompts(
+    held: tuple[AllowedPrompt, ...], new: tuple[AllowedPrompt, ...]
+) -> tuple[AllowedPrompt, ...]:
+    # dict keeps the first of each, in order: a prompt asked for twice is granted once.
+    return tuple(dict.fromkeys(held + new))
