@@ -1,5 +1,4 @@
-"""planMode/resume and planMode/fork through the real server (guide §7.7–7.8;
-docs/protocol.md §5.4)."""
+"""planMode/resume and planMode/fork through the real server (docs/protocol.md §5.4)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ from tests.e2e.harness import Editor
 async def test_plan_mode_checks_changes_smuggled_next_to_document_changes(
     editor: Editor, root: Path
 ) -> None:
-    # An editor without documentChanges support applies `changes`: both are targets (§6).
+    # An editor without documentChanges support applies `changes`: both are targets
+    # (docs/protocol.md §6).
     entered = await editor.request("planMode/enter", {})
     plan_path = Path(entered["state"]["planFilePath"])
     app = root / "src" / "app.py"

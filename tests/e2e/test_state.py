@@ -1,4 +1,5 @@
-"""Session state over the wire: getState, setMode, enter, /plan, sessions (PROTOCOL §1-4)."""
+"""Session state over the wire: getState, setMode, enter, /plan, sessions (docs/protocol.md
+§1–§4)."""
 
 from __future__ import annotations
 
@@ -269,7 +270,7 @@ async def test_a_request_that_changes_nothing_sends_no_state_change(editor: Edit
     assert (await editor.wait_for("planMode/didChangeState", count + 1)) == left
 
 
-# -- /plan (guide §6) -------------------------------------------------------------------
+# -- /plan ------------------------------------------------------------------------------
 
 
 async def test_slash_plan_enables_plan_mode_without_a_query(editor: Editor) -> None:

@@ -1,4 +1,5 @@
-"""Mode transitions: guide §5.3, §8.1–8.3, §10.8–10.9 and §14."""
+"""Mode transitions: entering and leaving plan mode, and auto mode during plan
+(docs/protocol.md §2, "Transitions")."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def test_strip_with_nothing_dangerous_holds_nothing() -> None:
     assert strip_dangerous_rules(ModeState(allow_rules=SAFE)).stripped_dangerous_rules is None
 
 
-# -- §8.2 prepareContextForPlanMode -----------------------------------------------------------
+# -- prepareContextForPlanMode ----------------------------------------------------------------
 # (mode before, auto settings, auto active after, allow rules after, held after, auto-exit flag)
 PREPARE_TABLE = [
     pytest.param("auto", PLAN_AUTO, True, SAFE, DANGEROUS, False, id="auto+planAuto-keeps-auto"),
@@ -117,7 +118,7 @@ def test_prepare_context_for_plan_mode_table(
 ) -> None:
     prepared = prepare_context_for_plan_mode(state_in(before), auto)
     assert prepared.pre_plan_mode == before
-    # prepare only records; applying mode=plan is the caller's step (guide §8.3).
+    # prepare only records; applying mode=plan is the caller's step (enter_plan_mode).
     assert prepared.mode == before
     assert prepared.auto_mode_active is active
     assert sorted(prepared.allow_rules) == sorted(rules)
@@ -148,7 +149,7 @@ def test_enter_plan_mode_twice_keeps_the_first_pre_plan_mode() -> None:
     assert enter_plan_mode(entered, NO_PLAN_AUTO) == entered
 
 
-# -- §10.8 exit -------------------------------------------------------------------------------
+# -- exit -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("before", ["default", "acceptEdits", "bypassPermissions", "auto"])
 def test_exit_restores_pre_plan_mode_and_sets_the_flags(before: PermissionMode) -> None:
     planning = enter_plan_mode(state_in(before), NO_PLAN_AUTO)
@@ -270,7 +271,7 @@ def test_set_mode_into_and_out_of_auto_strips_and_restores() -> None:
     assert sorted(out.allow_rules) == sorted(RULES)
 
 
-# -- §14.2 transitionPlanAutoMode -------------------------------------------------------------
+# -- transitionPlanAutoMode -------------------------------------------------------------------
 def test_transition_outside_plan_changes_nothing() -> None:
     state = ModeState(mode="default", allow_rules=RULES)
     assert transition_plan_auto_mode(state, PLAN_AUTO) is state

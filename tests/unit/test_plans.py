@@ -1,4 +1,4 @@
-"""Plan files: directory rules, slugs, names, reading and atomic writing (guide §7, §19.2)."""
+"""Plan files: directory rules, slugs, names, reading and atomic writing (docs/protocol.md §3)."""
 
 from __future__ import annotations
 

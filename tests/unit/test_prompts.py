@@ -1,4 +1,5 @@
-"""The texts the model and user receive, where the guide fixes their wording."""
+"""The texts the model and user receive, where Claude Code fixes their wording
+(docs/protocol.md §4, §5.2)."""
 
 from __future__ import annotations
 

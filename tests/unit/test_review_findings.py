@@ -29,7 +29,7 @@ def test_fork_into_a_session_with_its_own_plan_does_not_overwrite_it(
     copied, path = service.fork(target, str(log))
 
     assert copied is True
-    assert path != own  # guide §7.8: a new slug for the target
+    assert path != own  # a fork gets a new slug: the target's own plan stays
     assert path.read_text() == "# original plan\n"
     assert own.read_text() == "# the target's own plan\n"
 

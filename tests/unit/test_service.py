@@ -1,4 +1,4 @@
-"""PlanModeService: /plan, EnterPlanMode, ExitPlanMode and approval (guide §6, §9, §10, §19)."""
+"""PlanModeService: /plan, EnterPlanMode, ExitPlanMode and approval (docs/protocol.md §2–§5)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_a_failed_save_keeps_the_mode_in_memory_and_logs(
     assert any("No space left" in r.getMessage() for r in caplog.records)
 
 
-# -- §19.1 /plan ------------------------------------------------------------------------------
+# -- /plan ------------------------------------------------------------------------------------
 def test_slash_plan_enters_without_querying(service: PlanModeService) -> None:
     session = service.require_session("s1")
     result = service.slash_command(session, "")
@@ -189,7 +189,7 @@ def test_slash_plan_shows_unsaved_editor_contents(service: PlanModeService) -> N
     assert "in the editor" in service.slash_command(session, "").message
 
 
-# -- §19.2 plan files -------------------------------------------------------------------------
+# -- plan files -------------------------------------------------------------------------------
 def test_plan_path_is_stable_within_a_session(service: PlanModeService, root: Path) -> None:
     session = service.require_session("s1")
     first = service.plan_path(session)
@@ -262,7 +262,7 @@ def test_unreadable_plan_is_logged_and_none(
     assert any(str(path) in r.getMessage() for r in caplog.records)
 
 
-# -- §19.3 EnterPlanMode ----------------------------------------------------------------------
+# -- EnterPlanMode ----------------------------------------------------------------------------
 def test_enter_from_an_agent_context_is_refused(service: PlanModeService) -> None:
     session = service.require_session("s1")
     with pytest.raises(AgentContext) as raised:
@@ -307,7 +307,7 @@ def test_enter_in_interview_phase_returns_the_short_text(make_service: ServiceFa
     assert "except the plan file" in message
 
 
-# -- §19.4 ExitPlanMode -----------------------------------------------------------------------
+# -- ExitPlanMode -----------------------------------------------------------------------------
 def test_exit_outside_plan_mode_is_refused_and_changes_nothing(service: PlanModeService) -> None:
     session = service.require_session("s1")
     with pytest.raises(NotInPlanMode) as raised:
@@ -635,7 +635,7 @@ def test_a_prompt_asked_for_twice_is_granted_once(service: PlanModeService) -> N
     assert session.granted_prompts == (AllowedPrompt("Bash", "a"), AllowedPrompt("Bash", "b"))
 
 
-# -- settings changing mid-plan (§14.2) -------------------------------------------------------
+# -- settings changing mid-plan ---------------------------------------------------------------
 def test_turning_auto_during_plan_on_while_planning(service: PlanModeService) -> None:
     session = planning(service)
     idle = service.require_session("idle")

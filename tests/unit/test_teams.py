@@ -1,4 +1,5 @@
-"""Team mailboxes (JSONL under flock) and the teammate approval flow (guide §10.7, §15)."""
+"""Team mailboxes (JSONL under flock) and the teammate approval flow (docs/protocol.md §5.1,
+*Teammates*)."""
 
 from __future__ import annotations
 

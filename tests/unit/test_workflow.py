@@ -1,4 +1,4 @@
-"""The plan-mode texts and the planning agents (guide §11.6, §12, §13, §19.7)."""
+"""The plan-mode texts and the planning agents (docs/protocol.md §5.3)."""
 
 from __future__ import annotations
 

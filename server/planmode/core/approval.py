@@ -45,7 +45,7 @@ class Approval:
     submitted_plan: str
     agent_id: str | None = None
     allowed_prompts: tuple[AllowedPrompt, ...] = ()
-    # ExitPlanMode's own ``plan`` input counts as an edit (guide §10.6).
+    # ExitPlanMode's own ``plan`` input counts as an edit (docs/protocol.md §5.1).
     plan_given: bool = False
     approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     requested_at: str = field(default_factory=now_iso)

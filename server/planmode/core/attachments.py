@@ -1,4 +1,4 @@
-"""Turn counting for the plan-mode attachments (guide §11, docs/protocol.md §5.3).
+"""Turn counting for the plan-mode attachments (docs/protocol.md §5.3).
 
 One call of :func:`next_turn` is one human turn. In plan mode a ``plan_mode`` attachment comes
 on the first turn and then whenever five turns have passed since the previous one (turns 1,

@@ -1,8 +1,9 @@
 """Plan-quality diagnostics: what a reviewer would point out about a plan file.
 
-Thresholds come from the seeds: plans past the measured p90 length (11,617 characters) are
-rejected far more often; the ``cap`` format promises at most 40 lines; the ``cut`` format has
-no Context section; the control format ends with how to verify the change.
+The checks (docs/protocol.md §8): a plan past 11,617 characters (the 90th percentile of plan
+lengths measured in real sessions; longer plans were rejected far more often); the ``cap``
+format promises at most 40 lines; the ``cut`` format has no Context section; the control
+format ends with how to verify the change.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Permission modes and the transitions into and out of plan mode.
 
 Everything here is a pure function over an immutable :class:`ModeState`; the caller owns
-persistence and notifications. The rules follow the reference guide: §5 (the state flags),
-§8.1–8.3 (``prepareContextForPlanMode``), §10.8–10.9 (restore on exit and the auto-gate
-fallback) and §14 (auto mode during plan).
+persistence and notifications. The transitions are those of docs/protocol.md §2
+("Transitions"): entering records ``prePlanMode`` and starts or stops the auto-mode classifier;
+leaving restores the chosen or previous mode (``default`` when that is auto and the gate is
+off); settings changed while planning start or stop the classifier to match.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ class ModeState:
 
     mode: PermissionMode = "default"
     pre_plan_mode: PermissionMode | None = None
-    # Whether the auto-mode classifier is active (it may run during plan, guide §14).
+    # Whether the auto-mode classifier is active (it runs during plan only when autoModeGate
+    # and useAutoModeDuringPlan are both on).
     auto_mode_active: bool = False
     allow_rules: tuple[str, ...] = ()
     # Dangerous allow rules taken out while auto mode is active; None when nothing is held.
@@ -139,7 +141,8 @@ def restore_dangerous_rules(state: ModeState) -> ModeState:
 def handle_plan_mode_transition(
     state: ModeState, from_mode: PermissionMode, to_mode: PermissionMode
 ) -> ModeState:
-    """handlePlanModeTransition (guide §5.3): the exit-attachment flag follows the edge."""
+    """handlePlanModeTransition: the exit-attachment flag follows the edge (cleared entering
+    plan mode, set leaving it)."""
     if to_mode == "plan" and from_mode != "plan":
         return replace(state, needs_plan_mode_exit_attachment=False)
     if from_mode == "plan" and to_mode != "plan":
@@ -148,7 +151,8 @@ def handle_plan_mode_transition(
 
 
 def prepare_context_for_plan_mode(state: ModeState, auto: AutoModeSettings) -> ModeState:
-    """prepareContextForPlanMode (guide §8.1–8.2): record prePlanMode and auto side effects."""
+    """prepareContextForPlanMode: record prePlanMode and the auto-mode side effects (the
+    table of docs/protocol.md §2, "Entering plan mode")."""
     current = state.mode
     if current == "plan":
         return state
@@ -169,7 +173,7 @@ def prepare_context_for_plan_mode(state: ModeState, auto: AutoModeSettings) -> M
 
 
 def enter_plan_mode(state: ModeState, auto: AutoModeSettings) -> ModeState:
-    """The shared entry of ``/plan``, EnterPlanMode and the user's mode switch (guide §8.3)."""
+    """The shared entry of ``/plan``, EnterPlanMode and the user's mode switch."""
     flagged = handle_plan_mode_transition(state, state.mode, "plan")
     if state.mode == "plan":
         return flagged
@@ -187,7 +191,7 @@ def gate_fallback_warning() -> str:
 def exit_plan_mode(
     state: ModeState, auto: AutoModeSettings, chosen: PermissionMode | None = None
 ) -> Transition:
-    """Leave plan mode (guide §10.8): restore prePlanMode, or the mode the approver chose.
+    """Leave plan mode: restore prePlanMode, or the mode the approver chose.
 
     Falls back to ``default`` (with a warning) when the target is auto and the gate is off.
     A state that is not in plan mode is returned unchanged.
@@ -248,7 +252,8 @@ def set_mode(state: ModeState, target: PermissionMode, auto: AutoModeSettings) -
 
 
 def transition_plan_auto_mode(state: ModeState, auto: AutoModeSettings) -> ModeState:
-    """transitionPlanAutoMode (guide §14.2): settings changed while planning."""
+    """transitionPlanAutoMode: settings changed while planning start or stop the classifier
+    to match them (held dangerous allow rules go aside or come back with it)."""
     if state.mode != "plan" or state.pre_plan_mode == "bypassPermissions":
         return state
     want = auto.plan_uses_auto

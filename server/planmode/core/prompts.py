@@ -1,7 +1,8 @@
 """The texts the model and the user receive: tool results and ``/plan`` messages.
 
-Guide §6 (the ``/plan`` command's messages), §9.5 (EnterPlanMode's tool result) and §10.10
-(the four ExitPlanMode tool results). Wording the seed fixes is kept exactly.
+docs/protocol.md §4 (EnterPlanMode's tool result and the ``/plan`` command's messages) and
+§5.2 (the four ExitPlanMode tool results). The wording is Claude Code's, kept exactly: the
+model was trained on these texts.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ follow."""
 
 
 def enter_tool_result(interview_phase: bool) -> str:
-    """EnterPlanMode's tool_result (guide §9.5); the full workflow comes as an attachment."""
+    """EnterPlanMode's tool_result; the full workflow comes as an attachment."""
     return ENTERED_PLAN_MODE + (_ENTER_INTERVIEW if interview_phase else _ENTER_STANDARD)
 
 
@@ -41,7 +42,7 @@ NOT_IN_PLAN_MODE = (
 )
 EXIT_PERMISSION_PROMPT = "Exit plan mode?"
 
-# /plan (guide §6)
+# /plan (docs/protocol.md §4, "/plan")
 ENABLED_PLAN_MODE = "Enabled plan mode"
 ALREADY_IN_PLAN_MODE_NO_PLAN = "Already in plan mode. No plan written yet."
 
@@ -62,7 +63,7 @@ def plan_display(plan: str, path: str, editor_name: str | None) -> str:
     return "\n".join(parts)
 
 
-# ExitPlanMode tool results (guide §10.10)
+# ExitPlanMode tool results (docs/protocol.md §5.2, "toolResult")
 def teammate_waiting_result(file_path: str, request_id: str) -> str:
     return (
         "Your plan has been submitted to the team lead for approval.\n"

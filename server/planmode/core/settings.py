@@ -157,7 +157,8 @@ def _env_count(value: str | None) -> int | None:
 
 
 def apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
-    """Environment overrides of guide §12.7 and §13.3 (values outside 1–10 are ignored)."""
+    """Claude Code's environment overrides of the interview phase and the planning agents'
+    counts (docs/protocol.md §7; counts outside 1–10 are ignored)."""
     updates: dict[str, Any] = {}
     interview = _env_flag(env.get("CLAUDE_CODE_PLAN_MODE_INTERVIEW_PHASE"))
     if interview is not None:

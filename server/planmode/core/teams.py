@@ -1,4 +1,4 @@
-"""Team mailboxes: JSONL inboxes under ``<root>/.claude/teams/<team>/inboxes/`` (guide §15).
+"""Team mailboxes: JSONL inboxes under ``<root>/.claude/teams/<team>/inboxes/``.
 
 A teammate whose plan needs the lead's approval appends a ``plan_approval_request`` to the
 lead's inbox (``team-lead.jsonl``) and keeps planning until a ``plan_approval_response`` for
@@ -6,7 +6,7 @@ its request id arrives in its own inbox. Appends go through :mod:`planmode.core.
 one JSON line under an exclusive file lock, so concurrent writers never interleave.
 
 Inboxes are files anyone can append to, so an answer counts only when it is authenticated
-(docs/protocol.md, *Teammates*): the teammate's server makes a random 32-byte key per request,
+(docs/protocol.md §5.1, *Teammates*): the teammate's server makes a random 32-byte key per request,
 keeps it in memory and hands it only to the lead's server, over the lead's agent endpoint; the
 lead's answer carries ``auth``, an HMAC-SHA256 with that key over the request id, the
 decision, the mode and the feedback (:func:`answer_mac`). An answer line without a valid

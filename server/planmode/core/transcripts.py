@@ -1,4 +1,4 @@
-"""Transcripts and plan recovery: resume and fork (guide §7.7–7.9, docs/protocol.md §5.4).
+"""Transcripts and plan recovery: resume and fork (docs/protocol.md §5.4).
 
 The server appends its own events — mode changes, ExitPlanMode calls, plan snapshots — to
 ``<root>/.claude/plan-mode/transcripts/<sessionId>.jsonl``, each line carrying the session's
@@ -155,7 +155,7 @@ class Recovered:
 def recover_plan(
     lines: list[dict[str, Any]], on_disk: str | None, use_transcript: bool = True
 ) -> Recovered | None:
-    """The plan by the guide's order: the file, then each transcript layer (latest first)."""
+    """The plan in recovery order: the file, then each transcript layer (latest line first)."""
     if on_disk is not None:
         return Recovered(on_disk, "file")
     if not use_transcript:

@@ -1,9 +1,10 @@
 """The planning workflow the model is given: the attachment texts and the planning agents.
 
-Guide §11.6 (rendering of ``plan_mode``, ``plan_mode_reentry``, ``plan_mode_exit``), §12 (the
-five-phase workflow, the interview variant, the four plan formats) and §13 (the Explore and
-Plan agents). Written in our own words on the seed's structure; the opening hard constraint
-is kept as the seed gives it.
+The texts of the ``plan_mode`` (full and sparse), ``plan_mode_reentry`` and ``plan_mode_exit``
+attachments (docs/protocol.md §5.3): the five-phase workflow, its interview variant, the four
+plan formats, and the Explore and Plan agents offered while planning
+(``planMode/agentDefinitions``, docs/protocol.md §4). Written in our own words on Claude Code's
+structure; the opening hard constraint is kept word for word, as the model knows it.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def full_instructions(path: str, exists: bool, options: WorkflowOptions) -> str:
 
 
 def interview_instructions(path: str, exists: bool, options: WorkflowOptions) -> str:
-    """The interview variant (guide §12.7): explore, write, ask — in a loop."""
+    """The interview variant (setting ``interviewPhase``): explore, write, ask — in a loop."""
     return "\n\n".join(
         [
             HARD_CONSTRAINT,
@@ -204,7 +205,7 @@ def exit_text(path: str, exists: bool) -> str:
     return text
 
 
-# -- the planning agents (guide §13) ------------------------------------------------------------
+# -- the planning agents ----------------------------------------------------------------------
 READ_ONLY_AGENT_TOOLS = ("Read", "Glob", "Grep", "LS", "Bash", "WebFetch", "WebSearch")
 PLANNING_AGENT_DISALLOWED = ("Agent", "ExitPlanMode", "Edit", "Write", "MultiEdit", "NotebookEdit")
 
