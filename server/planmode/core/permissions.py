@@ -181,8 +181,9 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
 
 
 def is_plan_file(raw: object, context: ToolContext) -> bool:
-    """True only for the exact plan file, reached by a spelling whose lexical and resolved
-    readings agree (:func:`plan_path_refusal`), that is not a symlink."""
+    """True only for this session's exact plan file, reached by a spelling whose lexical and
+    resolved readings agree (:func:`plan_path_refusal`), that is not a symlink. Whether a path
+    is *a* plan file of the workspace is :func:`planmode.core.plans.is_plan_file`."""
     return plan_path_refusal(raw, context) is None
 
 

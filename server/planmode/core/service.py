@@ -30,7 +30,6 @@ from planmode.core import (
     workflow,
 )
 from planmode.core.approval import Approval
-from planmode.core.comments import Comment
 from planmode.core.errors import AgentContext, InvalidParams, PlanModeDisabled
 from planmode.core.history import PlanHistory
 from planmode.core.modes import AutoModeSettings, PermissionMode
@@ -68,7 +67,6 @@ class PlanModeService:
         self.list_plans = registry.list_plans
         # Plans under review: the pending approval, the decision, revisions and hunks.
         self.begin_exit = review.begin_exit
-        self.find_pending = review.find_pending
         self.pending_for = review.pending_for
         self.current_plan = review.current_plan
         self.cancel = review.cancel
@@ -77,7 +75,6 @@ class PlanModeService:
         self.comment_view = review.comment_view
         self.agent_edited = review.agent_edited
         self.hunks = review.hunks
-        self.find_hunk = review.find_hunk
         self.keep_hunk = review.keep_hunk
         self.undo_hunk = review.undo_hunk
         # Teammates' plans, on the teammate's side and on the lead's.
@@ -143,10 +140,6 @@ class PlanModeService:
     @property
     def empty_exits(self) -> set[Path]:
         return self.review.empty_exits
-
-    @property
-    def sent_comments(self) -> dict[Path, list[Comment]]:
-        return self.review.sent_comments
 
     # -- settings -------------------------------------------------------------------------
     @property
