@@ -1,9 +1,13 @@
 """The language server: owns the plan-mode service and wires LSP messages to it.
 
-Feature modules (``state``, ``approval``, ``codelens``, ``edits``, ``settings``) register their
-handlers on a :class:`PlanModeServer`; this module holds what they share: the request
-decorator that validates params and turns core errors into JSON-RPC errors, state
-notifications, and tracked background tasks.
+Feature modules (``lifecycle``, ``settings``, ``state``, ``approval``, ``codelens``, ``edits``, …)
+each register their handlers on a :class:`PlanModeServer` in ``register(server)``. A handler is
+a module-level function taking the server first, ``handler(server, params)``: standard LSP
+methods through ``server.feature`` (pygls passes the server to a first parameter annotated
+with the server's class), ``planMode/*`` methods and commands through :meth:`request` and
+:meth:`command_request`. This module holds what they share: those two decorators, which
+validate params and turn core errors into JSON-RPC errors, state notifications, and tracked
+background tasks.
 """
 
 from __future__ import annotations
