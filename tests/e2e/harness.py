@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Union
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.protocol import default_converter
+from pygls.protocol.json_rpc import RPCMessage
 from pytest_lsp import ClientServerConfig, LanguageClient
-from pytest_lsp.client import make_test_lsp_client
+from pytest_lsp.client import register_lsp_features
+from pytest_lsp.protocol import LanguageClientProtocol
 
 from planmode.core.edits import EditError, apply_to_disk, simulate, targets
+from planmode.discovery import discovery_path
 from planmode.lsp.edits import to_operations
 from planmode.lsp.server import plain
 
@@ -64,12 +69,30 @@ def capabilities(
     )
 
 
+class EditorProtocol(LanguageClientProtocol):
+    """pytest-lsp's protocol, telling the editor after each message from the server (its
+    handlers have run by then: what the editor records is up to date)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.heard: Callable[[], None] = lambda: None
+
+    def handle_message(self, message: RPCMessage) -> None:
+        super().handle_message(message)
+        self.heard()
+
+
 class Editor:
     """What a user's editor does, plus a log of everything the server told it."""
 
     def __init__(self, client: LanguageClient, root: Path) -> None:
         self.client = client
         self.root = root
+        # Set, and replaced by a fresh one, on each message from the server: waiters check
+        # their condition again then (see `until`), never on a timer.
+        self._heard = asyncio.Event()
+        assert isinstance(client.protocol, EditorProtocol), "a client without EditorProtocol"
+        client.protocol.heard = self._on_heard
         self.notes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.applied_edits: list[dict[str, Any]] = []
         self.lens_refreshes = 0
@@ -175,24 +198,39 @@ class Editor:
         return plain(result)
 
     # waiting
-    async def wait_for(self, method: str, count: int = 1, timeout: float = 10.0) -> dict[str, Any]:
-        """The ``count``-th notification ``method`` (they are recorded as they arrive)."""
-
-        async def arrived() -> None:
-            while len(self.notes[method]) < count:
-                await asyncio.sleep(0.01)
-
-        await asyncio.wait_for(arrived(), timeout)
-        return self.notes[method][count - 1]
+    def _on_heard(self) -> None:
+        self._heard.set()
+        self._heard = asyncio.Event()
 
     async def until(self, predicate: Any, timeout: float = 10.0) -> None:
-        """Wait (bounded) until ``predicate()`` is true, e.g. a request the editor received."""
+        """Wait (bounded) until ``predicate()`` is true, e.g. a request the editor received.
+
+        It is checked now and again after each message from the server: what it looks at must
+        be something the server tells the editor (or does before it tells it something).
+        """
 
         async def holds() -> None:
             while not predicate():
-                await asyncio.sleep(0.01)
+                await self._heard.wait()
 
         await asyncio.wait_for(holds(), timeout)
+
+    async def wait_for(self, method: str, count: int = 1, timeout: float = 10.0) -> dict[str, Any]:
+        """The ``count``-th notification ``method`` (they are recorded as they arrive)."""
+        await self.until(lambda: len(self.notes[method]) >= count, timeout)
+        return self.notes[method][count - 1]
+
+    async def endpoint(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The agent endpoint's discovery record, once the server has opened it.
+
+        The server opens it while handling ``initialized`` and then pushes the session's state.
+        """
+        path = discovery_path(self.root)
+        try:
+            await self.until(path.exists, timeout)
+        except TimeoutError:
+            raise AssertionError(f"the server never opened its agent endpoint ({path})") from None
+        return dict(json.loads(path.read_text()))
 
     async def settle(self) -> None:
         """Let notifications sent before the last answer arrive (a round trip)."""
@@ -222,33 +260,30 @@ class Editor:
     async def state_until(
         self, check: Any, session_id: str | None = None, timeout: float = 5.0
     ) -> dict[str, Any]:
-        """Poll planMode/getState until ``check(state)`` holds (e.g. after a notification)."""
+        """planMode/getState once ``check(state)`` holds: asked now and again after each
+        planMode/didChangeState (the server pushes every change of a session's state)."""
 
-        async def poll() -> dict[str, Any]:
+        async def changed() -> dict[str, Any]:
             while True:
+                pushes = len(self.notes["planMode/didChangeState"])
                 state = await self.state(session_id)
                 if check(state):
                     return state
-                await asyncio.sleep(0.02)
+                await self.wait_for("planMode/didChangeState", pushes + 1, timeout)
 
-        return await asyncio.wait_for(poll(), timeout)
+        return await asyncio.wait_for(changed(), timeout)
 
     async def message_until(self, check: Any, timeout: float = 5.0) -> str:
         """The first window/showMessage text for which ``check(text)`` holds (waits for it)."""
-
-        async def poll() -> str:
-            while True:
-                for text in self.messages():
-                    if check(text):
-                        return text
-                await asyncio.sleep(0.01)
-
-        return await asyncio.wait_for(poll(), timeout)
+        await self.until(lambda: any(check(text) for text in self.messages()), timeout)
+        return next(text for text in self.messages() if check(text))
 
 
 def _client_factory(editor_box: list[Editor]) -> Any:
     def factory() -> LanguageClient:
-        client = make_test_lsp_client()
+        # pytest-lsp's make_test_lsp_client, with a protocol that tells the editor each message.
+        client = LanguageClient(converter_factory=default_converter, protocol_cls=EditorProtocol)
+        register_lsp_features(client)
         converter = client.protocol._converter
 
         # lsprotocol reads any code action with a "command" key as a Command, but a CodeAction

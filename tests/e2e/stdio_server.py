@@ -65,6 +65,9 @@ class StdioServer:
         self._write_lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
         self._answers: dict[Any, dict[str, Any]] = {}
+        # How many notifications and requests the server has sent: waiters check again when it
+        # grows (see `until`).
+        self._heard = 0
         self._closed = False
         self.notifications: list[dict[str, Any]] = []
         self.server_requests: list[dict[str, Any]] = []
@@ -168,12 +171,50 @@ class StdioServer:
         if "method" in message and "id" in message:
             self.server_requests.append(message)
             self._answer_server(message)
+            self._hear()
         elif "method" in message:
             self.notifications.append(message)
+            self._hear()
         else:
             with self._arrived:
                 self._answers[message.get("id")] = message
                 self._arrived.notify_all()
+
+    def _hear(self) -> None:
+        with self._arrived:
+            self._heard += 1
+            self._arrived.notify_all()
+
+    @property
+    def heard(self) -> int:
+        """How many notifications and requests the server has sent so far."""
+        with self._lock:
+            return self._heard
+
+    def until(self, check: Callable[[], Any], timeout: float, what: str) -> Any:
+        """``check()`` once it returns something truthy: called now and again after each
+        notification or request from the server (what it looks at must change with one)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            heard = self.heard
+            value = check()
+            if value:
+                return value
+            if not self.wait_heard(heard, deadline):
+                if self._closed:
+                    raise AssertionError(f"{what} (the server exited, code {self.proc.poll()})")
+                raise AssertionError(f"{what} (after {timeout}s)")
+
+    def wait_heard(self, heard: int, deadline: float, answer_to: Any = None) -> bool:
+        """Wait until the server has sent more than ``heard`` notifications and requests, or
+        the answer to ``answer_to``; False at ``deadline`` or once it has closed its output."""
+        with self._arrived:
+            while self._heard == heard and answer_to not in self._answers:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closed:
+                    return False
+                self._arrived.wait(left)
+            return True
 
     def _answer_server(self, message: dict[str, Any]) -> None:
         """What a minimal editor answers to the server's own requests."""
@@ -194,12 +235,13 @@ class StdioServer:
 
     def wait_endpoint(self, timeout: float = START_TIMEOUT) -> dict[str, Any]:
         """The discovery file once it describes this process's endpoint."""
-        info = wait_until(
+        # The server opens it while handling `initialized`, then pushes the session's state.
+        info = self.until(
             lambda: (i := self.endpoint_info()) is not None and i.get("pid") == self.pid and i,
             timeout,
             "the agent endpoint never appeared",
         )
-        return info
+        return dict(info)
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -244,15 +286,3 @@ class StdioServer:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-
-def wait_until(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Poll ``check()`` until it returns something truthy (bounded)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} (after {timeout}s)")
-        time.sleep(0.01)

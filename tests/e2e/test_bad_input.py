@@ -237,15 +237,19 @@ class Fuzzer:
         return answer
 
     def settle(self, msg_id: int, session: Any, timeout: float = 10.0) -> dict[str, Any]:
-        """The answer; an exit left waiting for approval is rejected so that it returns."""
+        """The answer; an exit left waiting for approval is rejected so that it returns.
+
+        Pending approvals are looked for now and again after each notification or request from
+        the server (an exit that starts waiting announces it), until the answer arrives."""
         deadline = time.monotonic() + timeout
         while True:
+            heard = self.server.heard
             answer = self.server.poll_answer(msg_id)
             if answer is not None:
                 return answer
             assert time.monotonic() < deadline, f"no answer to request {msg_id} in {timeout}s"
             self.reject_pending(session)
-            time.sleep(0.02)
+            self.server.wait_heard(heard, deadline, answer_to=msg_id)
 
     def reject_pending(self, session: Any) -> None:
         for sid in {session if isinstance(session, str) else None, None}:
@@ -322,12 +326,9 @@ def test_the_fuzzed_server_still_works(fuzzer: Fuzzer, server: StdioServer) -> N
     state = server.request("planMode/enter", {"sessionId": sid})["state"]
     assert state["mode"] == "plan"
     waiting = server.start("planMode/exit", {"sessionId": sid, "plan": "# Plan\n"})
-    approval = None
-    for _ in range(500):
-        approval = server.state(sid)["pendingApproval"]
-        if approval:
-            break
-        time.sleep(0.01)
+    approval = server.until(
+        lambda: server.state(sid)["pendingApproval"], 5, "the exit never became pending"
+    )
     assert approval is not None
     server.request("planMode/approve", {"approvalId": approval["approvalId"]})
     assert server.answer(waiting)["result"]["outcome"] == "approved"

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from planmode.discovery import discovery_path
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
@@ -67,14 +66,6 @@ def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
     assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
 
 
-async def endpoint(root: Path) -> None:
-    for _ in range(1000):
-        if discovery_path(root).exists():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the server never opened its agent endpoint")
-
-
 def denied(request: Request) -> str:
     """The reason of a denied tool call as the model reads it."""
     results = request.tool_results()
@@ -99,7 +90,7 @@ async def test_plan_mode_in_real_claude_code(
     api = FakeApi()
     base_url = api.start()
     async with running_editor(root, home) as editor:
-        await endpoint(root)
+        await editor.endpoint()
         claude = ClaudeCode(version, root, home, base_url, tmp_path)
         try:
             plans = root / plans_directory if plans_directory else home / ".claude" / "plans"
@@ -247,13 +238,17 @@ async def plan_in_claude_code(
 
 
 async def lens(editor: Editor, plan: Path, title: str) -> types.CodeLens:
-    """The lens on the plan whose title contains ``title`` (waits for the review to show)."""
+    """The lens on the plan whose title contains ``title`` (waits for the review to show).
+
+    The lenses are asked for now and again after each workspace/codeLens/refresh: the server
+    sends one whenever they change."""
 
     async def find() -> types.CodeLens:
         while True:
+            refreshes = editor.lens_refreshes
             for found in await editor.lenses(plan):
                 if found.command and title in found.command.title:
                     return found
-            await asyncio.sleep(0.05)
+            await editor.until(lambda: editor.lens_refreshes > refreshes, 10)  # noqa: B023 (awaited here)
 
     return await asyncio.wait_for(find(), 10)

@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from planmode.discovery import discovery_path
 from tests.e2e.harness import Editor
 
 RECORDED = Path(__file__).parent / "hook_payloads" / "claude_code"
@@ -102,14 +101,6 @@ async def ask(recorded: Recorded, event: dict[str, Any]) -> dict[str, Any] | Non
     return json.loads(result.stdout) if result.stdout else None
 
 
-async def endpoint(root: Path) -> None:
-    for _ in range(500):
-        if discovery_path(root).exists():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the endpoint never opened")
-
-
 @pytest.fixture(params=VERSIONS)
 def recorded(request: pytest.FixtureRequest, root: Path, home: Path) -> Recorded:
     session = Recorded(request.param, root, home, f"cc-{request.param.replace('.', '-')}")
@@ -124,7 +115,7 @@ def decision_of(output: dict[str, Any] | None) -> str | None:
 async def test_a_recorded_session_from_plan_to_approved_edits(
     editor: Editor, recorded: Recorded
 ) -> None:
-    await endpoint(recorded.root)
+    await editor.endpoint()
     plan = recorded.plan_file
     # Reading is Claude Code's own business; a proven read-only Bash line is allowed.
     assert await ask(recorded, recorded.event("PreToolUse", "Read")) is None
@@ -192,7 +183,7 @@ async def test_an_unedited_approval_carries_the_plan_unchanged(
 ) -> None:
     """From 2.1.199 an allow needs updatedInput; one with "plan" is labelled edited by user
     (always on 2.1.197), so an unedited approval leaves it out."""
-    await endpoint(recorded.root)
+    await editor.endpoint()
     plan = recorded.plan_file
     exit_event = recorded.event("PermissionRequest", "ExitPlanMode")
     plan.parent.mkdir(parents=True, exist_ok=True)
@@ -211,7 +202,7 @@ async def test_an_unedited_approval_carries_the_plan_unchanged(
 async def test_a_rejection_keeps_planning_with_the_feedback(
     editor: Editor, recorded: Recorded
 ) -> None:
-    await endpoint(recorded.root)
+    await editor.endpoint()
     waiting = asyncio.ensure_future(
         ask(recorded, recorded.event("PermissionRequest", "ExitPlanMode"))
     )
@@ -232,7 +223,7 @@ async def test_the_plan_file_is_learned_even_when_the_transcript_lags(
 ) -> None:
     """Claude Code writes its transcript asynchronously: the first hook of a session may see
     only its first line. A write of the plan waits for the lines that name it."""
-    await endpoint(recorded.root)
+    await editor.endpoint()
     recorded.write_transcript(lines=1)
     write_plan = recorded.event("PreToolUse", "Write", where_file_path=recorded.plan_file.name)
 
@@ -251,7 +242,7 @@ async def test_claude_codes_plans_directory_setting_is_honoured(
     editor: Editor, recorded: Recorded
 ) -> None:
     """With only the slug known, the file is where Claude Code's plansDirectory puts it."""
-    await endpoint(recorded.root)
+    await editor.endpoint()
     settings = recorded.root / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"plansDirectory": "docs/plans"}))
@@ -275,7 +266,7 @@ async def test_a_sandboxed_bash_line_is_handed_only_to_a_claude_code_that_runs_i
 ) -> None:
     """2.1.197 runs a hook-rewritten Bash line unasked; 2.1.332 asks in the terminal for it
     (docs/claude-code.md), so it gets a plain allow and runs its own proven read-only line."""
-    await endpoint(recorded.root)
+    await editor.endpoint()
     bash = recorded.event("PreToolUse", "Bash")
     answer = await ask(recorded, bash)
     output = answer["hookSpecificOutput"]  # type: ignore[index]
@@ -295,7 +286,7 @@ async def test_with_require_sandbox_every_claude_code_gets_the_sandboxed_line(
 ) -> None:
     """requireSandbox: the user would rather be asked than have planning Bash run unsandboxed,
     so 2.1.332 gets the rewritten line too (and asks for it in the terminal)."""
-    await endpoint(recorded.root)
+    await editor.endpoint()
     editor.reconfigure({"requireSandbox": True})
     await editor.state_until(lambda s: s["sandbox"]["required"], recorded.session_id)
     bash = recorded.event("PreToolUse", "Bash")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_cli_hook import endpoint, in_thread, payload, run
+from tests.e2e.test_cli_hook import in_thread, payload, run
 from tests.e2e.test_review import agent_revises
 
 PLAN = "# Plan\n\n1. One\n2. Two\n3. Three\n4. Four\n"
@@ -16,7 +16,7 @@ PLAN = "# Plan\n\n1. One\n2. Two\n3. Three\n4. Four\n"
 async def test_approve_and_reject_take_the_only_pending_approval(
     editor: Editor, root: Path
 ) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     # Claude Code's session (through its hook), not the editor's own.
     event = payload("permission_request_exit_plan_mode.json", root)
     hook = asyncio.ensure_future(in_thread(run, ["hook"], event))
@@ -59,7 +59,7 @@ async def test_approve_and_reject_take_the_only_pending_approval(
 
 
 async def test_keep_and_undo_from_the_terminal(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     await editor.request("planMode/enter", {})
     waiting = editor.start("planMode/exit", {"plan": PLAN})
     approval = await editor.wait_for("planMode/approvalRequested")

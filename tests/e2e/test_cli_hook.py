@@ -17,14 +17,6 @@ from tests.e2e.harness import Editor
 PAYLOADS = Path(__file__).parent / "hook_payloads"
 
 
-async def endpoint(root: Path) -> None:
-    for _ in range(500):
-        if discovery_path(root).exists():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the endpoint never opened")
-
-
 def payload(name: str, root: Path, plan_file: str = "", **changes: Any) -> str:
     text = (PAYLOADS / name).read_text()
     event = json.loads(text.replace("WORKSPACE", str(root)).replace("PLAN_FILE", plan_file))
@@ -58,7 +50,7 @@ async def in_thread(fn, *args):  # type: ignore[no-untyped-def]
 
 
 async def test_pre_tool_use_decisions(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     denied = await in_thread(run, ["hook"], payload("pre_tool_use_bash_rm.json", root))
     assert denied.returncode == 0, denied.stderr
     output = json.loads(denied.stdout)["hookSpecificOutput"]
@@ -79,7 +71,7 @@ async def test_pre_tool_use_decisions(editor: Editor, root: Path) -> None:
 
 
 async def test_permission_request_waits_for_the_editor(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     event = payload("permission_request_exit_plan_mode.json", root)
     waiting = asyncio.ensure_future(in_thread(run, ["hook"], event))
     requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
@@ -103,7 +95,7 @@ async def test_permission_request_waits_for_the_editor(editor: Editor, root: Pat
 
 
 async def test_permission_request_rejected_with_feedback(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     event = payload("permission_request_exit_plan_mode.json", root)
     waiting = asyncio.ensure_future(in_thread(run, ["hook"], event))
     requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
@@ -119,7 +111,7 @@ async def test_permission_request_rejected_with_feedback(editor: Editor, root: P
 async def test_other_permission_requests_are_left_to_claude_code(
     editor: Editor, root: Path
 ) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     other = await in_thread(run, ["hook"], payload("permission_request_bash.json", root))
     assert other.returncode == 0
     assert other.stdout == ""
@@ -138,7 +130,7 @@ async def test_without_a_server_the_hook_falls_back_to_the_terminal(root: Path) 
 
 
 async def test_cli_verbs(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     entered = await in_thread(run, ["enter", "--json"], "", root)
     assert entered.returncode == 0, entered.stderr
     assert json.loads(entered.stdout)["state"]["mode"] == "plan"
@@ -166,7 +158,7 @@ async def test_cli_verbs(editor: Editor, root: Path) -> None:
 
 
 async def test_cli_bad_input_is_named_and_changes_nothing(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     await in_thread(run, ["enter"], "", root)
     (root / "latin1.md").write_bytes(b"# Plan \xe9\n")
     (root / "adir").mkdir()
@@ -204,7 +196,7 @@ def run_into_a_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedPr
 
 
 async def test_a_reader_that_left_early_gets_no_error_text(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     # Before: "planmode: [Errno 32] Broken pipe" on stderr, as if the command had failed.
     for args in (["state"], ["check", "Bash", '{"command": "ls"}'], ["plans", "--json"]):
         cut = await in_thread(run_into_a_closed_pipe, args, root)
@@ -216,7 +208,7 @@ async def test_a_reader_that_left_early_gets_no_error_text(editor: Editor, root:
 
 async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: Path) -> None:
     """Grants are scoped to the conversation (Claude Code #27160): SessionEnd ends them."""
-    await endpoint(root)
+    await editor.endpoint()
     session = "abc123-recorded"
     await editor.request("planMode/enter", {"sessionId": session})
     waiting = editor.start(
@@ -242,7 +234,7 @@ async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: P
 
 async def test_outside_plan_mode_the_hook_stays_out_of_the_way(editor: Editor, root: Path) -> None:
     """No plan-mode opinion, no output: Claude Code's own prompts stay in charge."""
-    await endpoint(root)
+    await editor.endpoint()
     calls = [
         payload("pre_tool_use_read.json", root),
         payload("pre_tool_use_bash_rm.json", root, permission_mode="default"),
@@ -266,7 +258,7 @@ async def test_outside_plan_mode_the_hook_stays_out_of_the_way(editor: Editor, r
 async def test_in_plan_mode_reading_tools_are_left_to_claude_code(
     editor: Editor, root: Path
 ) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     for tool, tool_input in [("Read", {"file_path": "src/app.py"}), ("TaskList", {})]:
         event = payload("pre_tool_use_read.json", root, permission_mode="plan")
         result = await in_thread(
@@ -290,7 +282,7 @@ async def test_in_plan_mode_reading_tools_are_left_to_claude_code(
 
 async def test_a_failing_server_denies_while_planning(editor: Editor, root: Path) -> None:
     """Fail closed: plan mode that cannot be checked is not skipped."""
-    await endpoint(root)
+    await editor.endpoint()
     broken = payload(
         "pre_tool_use_read.json",
         root,
@@ -385,7 +377,7 @@ def claude_code_session(root: Path, home: Path, version: str = "2.1.332") -> tup
 async def test_claude_codes_own_plan_file_is_the_plan(
     editor: Editor, root: Path, home: Path
 ) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     session, plan = claude_code_session(root, home)
     env, transcript = session["env"], session["transcript"]
     write = await in_thread(

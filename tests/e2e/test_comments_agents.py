@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_cli_hook import endpoint, in_thread, payload, run
+from tests.e2e.test_cli_hook import in_thread, payload, run
 from tests.e2e.test_comments import lens_titled
 
 HOOK_PLAN = "# Plan\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
@@ -20,7 +20,7 @@ def commented(plan: str) -> str:
 
 
 async def hook_waiting(editor: Editor, root: Path) -> tuple[asyncio.Future, Path]:  # type: ignore[type-arg]
-    await endpoint(root)
+    await editor.endpoint()
     event = payload("permission_request_exit_plan_mode.json", root)
     waiting = asyncio.ensure_future(in_thread(run, ["hook"], event))
     requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
@@ -70,7 +70,7 @@ async def test_the_hook_approves_with_the_notes_at_the_end_of_the_plan(
 
 
 async def test_cli_reject_with_comments(editor: Editor, root: Path) -> None:
-    await endpoint(root)
+    await editor.endpoint()
     await editor.request("planMode/enter", {})
     waiting = editor.start("planMode/exit", {"plan": HOOK_PLAN})
     requested = await editor.wait_for("planMode/approvalRequested")

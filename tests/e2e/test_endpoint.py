@@ -14,17 +14,8 @@ from planmode.discovery import Connection, NoServer, RpcError, connect, discover
 from tests.e2e.harness import Editor, running_editor
 
 
-async def endpoint_ready(root: Path) -> dict:
-    path = discovery_path(root)
-    for _ in range(500):
-        if path.exists():
-            return json.loads(path.read_text())
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"{path} never appeared")
-
-
 async def test_discovery_file_and_socket_are_private(editor: Editor, root: Path) -> None:
-    info = await endpoint_ready(root)
+    info = await editor.endpoint()
     assert stat.S_IMODE(discovery_path(root).stat().st_mode) == 0o600
     socket_dir = Path(info["socket"]).parent
     assert stat.S_IMODE(socket_dir.stat().st_mode) == 0o700
@@ -32,7 +23,7 @@ async def test_discovery_file_and_socket_are_private(editor: Editor, root: Path)
 
 
 async def test_agent_exit_is_approved_in_the_editor(editor: Editor, root: Path) -> None:
-    await endpoint_ready(root)
+    await editor.endpoint()
 
     def agent() -> dict:
         with connect(root) as conn:
@@ -49,7 +40,7 @@ async def test_agent_exit_is_approved_in_the_editor(editor: Editor, root: Path) 
 
 
 async def test_only_plan_mode_methods_are_served(editor: Editor, root: Path) -> None:
-    await endpoint_ready(root)
+    await editor.endpoint()
 
     def agent() -> tuple[int, str]:
         with connect(root) as conn:
@@ -66,7 +57,7 @@ async def test_only_plan_mode_methods_are_served(editor: Editor, root: Path) -> 
 
 
 async def test_a_dropped_agent_leaves_plan_mode_intact(editor: Editor, root: Path) -> None:
-    info = await endpoint_ready(root)
+    info = await editor.endpoint()
     conn = Connection(info["socket"])
     await asyncio.get_running_loop().run_in_executor(None, conn.request, "planMode/enter")
     conn._send({"jsonrpc": "2.0", "id": 99, "method": "planMode/exit", "params": {}})
@@ -81,7 +72,7 @@ async def test_a_dropped_agent_leaves_plan_mode_intact(editor: Editor, root: Pat
 
 async def test_stale_discovery_is_detected(root: Path, home: Path) -> None:
     async with running_editor(root, home) as running:
-        await endpoint_ready(root)
+        await running.endpoint()
         await running.settle()
     # A server that died without cleaning up: the file names a process that is gone.
     discovery = discovery_path(root)

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from planmode.discovery import Connection, NoServer, RpcError, connect, read_discovery
-from tests.e2e.stdio_server import StdioServer, wait_until
+from tests.e2e.stdio_server import StdioServer
 
 PLAN_BYTES = 2 * 1024 * 1024
 
@@ -176,7 +176,7 @@ def test_kill_during_plan_writes_keeps_plan_mode_and_a_whole_plan(
         # Still fully working: one more plan, submitted and approved.
         final = "# Final plan\n\n1. done\n"
         waiting = server.start("planMode/exit", {"plan": final})
-        pending = wait_until(
+        pending = server.until(
             lambda: server.state()["pendingApproval"], 10, "the final exit never became pending"
         )
         server.request("planMode/approve", {"approvalId": pending["approvalId"]})
@@ -211,7 +211,7 @@ def test_kill_during_pending_approval_reports_to_the_agent_and_keeps_plan_mode(
 
         waiting = threading.Thread(target=agent, daemon=True)
         waiting.start()
-        pending = wait_until(
+        pending = server.until(
             lambda: server.state("agent")["pendingApproval"], 10, "the exit never became pending"
         )
         slug = server.state("agent")["planSlug"]
@@ -247,7 +247,7 @@ def test_kill_during_pending_approval_reports_to_the_agent_and_keeps_plan_mode(
                     "params": {"sessionId": "agent", "plan": revised},
                 }
             )
-            again = wait_until(
+            again = server.until(
                 lambda: server.state("agent")["pendingApproval"], 10, "the new exit never pended"
             )
             assert again["approvalId"] != pending["approvalId"]
@@ -321,15 +321,13 @@ def test_fifty_sessions_interleaving_stay_consistent(root: Path, home: Path, log
                         "params": {"sessionId": sid},
                     }
                 )
-                deadline = time.monotonic() + 30
-                while True:
-                    pending = conn.request("planMode/getState", {"sessionId": sid})[
+                pending = server.until(
+                    lambda: conn.request("planMode/getState", {"sessionId": sid})[
                         "pendingApproval"
-                    ]
-                    if pending:
-                        break
-                    assert time.monotonic() < deadline, f"{sid}: exit never became pending"
-                    time.sleep(0.01)
+                    ],
+                    30,
+                    f"{sid}: exit never became pending",
+                )
                 assert pending["submittedPlan"] == text
                 # Another session's approval; interleaves with every other agent's work.
                 server.request(
@@ -384,7 +382,7 @@ def test_fifty_sessions_interleaving_stay_consistent(root: Path, home: Path, log
                 server.request("planMode/approve", {"approvalId": outcome["approvalId"]})
             assert again.value.code == -32005
 
-        wait_until(
+        server.until(
             lambda: (
                 len([n for n in server.notifications if n["method"].endswith("Resolved")]) >= count
             ),

@@ -4,6 +4,7 @@ from lenses on the teammate's plan, and the teammate's next turn applies the ans
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 
@@ -197,11 +198,13 @@ async def test_a_lead_started_after_the_request_gets_its_key(root: Path, home: P
     ) as teammate:
         result = await submit(teammate)
         async with running_editor(root, home, init_options={"sessionId": "lead"}) as lead:
-            # The key reaches a lead started later on one of the teammate's next turns.
+            # The key reaches a lead started later on one of the teammate's next turns: a
+            # turn, then the lead's notification or, 0.3 s on, the next turn.
             async def announced_on_a_turn() -> dict:
                 while not lead.notes["planMode/approvalRequested"]:
                     await teammate.request("planMode/nextTurn")
-                    await asyncio.sleep(0.3)
+                    with contextlib.suppress(TimeoutError):
+                        await lead.wait_for("planMode/approvalRequested", timeout=0.3)
                 return lead.notes["planMode/approvalRequested"][0]
 
             announced = await asyncio.wait_for(announced_on_a_turn(), 15)
