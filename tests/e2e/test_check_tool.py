@@ -1,4 +1,5 @@
-"""planMode/checkTool against the real server (docs/protocol.md §6, guide §8.4 / §19.6).
+"""planMode/checkTool against the real server (docs/protocol.md §6 and
+docs/read-only-bash.md).
 
 The big tables run in one server each and collect every mismatch into one assertion message.
 """
