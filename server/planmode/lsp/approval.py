@@ -11,12 +11,12 @@ import asyncio
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 
+from planmode.core import approval as core
 from planmode.core import prompts
-from planmode.core.approval import Approval, ExitResult, rejected_exit
+from planmode.core.approval import rejected_exit
 from planmode.core.errors import NoPendingApproval, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
 from planmode.core.review_state import Decision
@@ -29,12 +29,21 @@ from planmode.lsp.models import (
     ListApprovalsParams,
     RejectParams,
 )
+from planmode.lsp.payloads import (
+    Approval,
+    ApprovalResolved,
+    ExitResult,
+    ListApprovalsResult,
+    OkResult,
+    PendingExit,
+    ResolvedOutcome,
+)
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
 
 
-async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str, Any]:
+async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
     session = server.session_for(params)
     follow_claude_code(server, session, params, params.plan_file_path)
     teammate_result = server.service.exit_as_teammate(session, params.agent_id, params.plan)
@@ -43,7 +52,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
             # Before answering: the lead sees the request only once it holds its key.
             await team_keys.deliver(server, session)
         server.publish_state(session)
-        return teammate_result.to_wire()
+        return ExitResult.from_core(teammate_result.to_wire())
     try:
         is_open = server.open_document(server.service.plan_path(session, params.agent_id))
     except PlanModeError:
@@ -59,7 +68,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
     # Registered before the first await: an approval superseded or decided meanwhile must
     # still answer this request, or it would wait forever.
-    waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    waiter: asyncio.Future[ExitResult] = asyncio.get_running_loop().create_future()
     server.waiters[approval.approval_id] = waiter
     if params.plan is not None and is_open is not None:
         # The approved plan is read from the buffer: it must hold the submitted plan, or the
@@ -70,27 +79,23 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> dict[str
         if waiter.done():  # answered (resolve_waiter already dropped it)
             return waiter.result()
     diagnostics.publish(server, approval.plan_file_path)
-    server.notify(protocol.APPROVAL_REQUESTED, approval.to_wire())
+    server.notify(protocol.APPROVAL_REQUESTED, Approval.from_core(approval.to_wire()))
     server.publish_state(session)
     server.refresh_code_lenses()
     server.run_task(show_plan(server, approval))
     if params.detach:
         server.waiters.pop(approval.approval_id, None)
-        return {
-            "outcome": "pending",
-            "approvalId": approval.approval_id,
-            "filePath": str(approval.plan_file_path),
-            "toolResult": "The plan was submitted for approval in the editor.",
-        }
+        return PendingExit(
+            approval_id=approval.approval_id,
+            file_path=str(approval.plan_file_path),
+            tool_result="The plan was submitted for approval in the editor.",
+        )
     try:
         return await waiter
     except asyncio.CancelledError:
         # The agent gave up waiting ($/cancelRequest): plan mode stays, the request is gone.
         if server.service.cancel(approval):
-            server.notify(
-                protocol.APPROVAL_RESOLVED,
-                {"approvalId": approval.approval_id, "outcome": "cancelled"},
-            )
+            resolved(server, approval.approval_id, "cancelled")
             server.publish_state(session)
             server.refresh_code_lenses()
         raise
@@ -135,7 +140,7 @@ def follow_claude_code(
         )
 
 
-async def show_plan(server: PlanModeServer, approval: Approval) -> None:
+async def show_plan(server: PlanModeServer, approval: core.Approval) -> None:
     """Bring the plan up in the editor, or ask in a message when there is no file to show."""
     path = approval.plan_file_path
     if path.exists() or server.open_document_text(path) is not None:
@@ -205,36 +210,49 @@ def finish(server: PlanModeServer, decision: Decision) -> None:
     resolve_waiter(server, approval, result)
     for warning in decision.warnings:
         server.show_message(warning)
-    resolved: dict[str, Any] = {"approvalId": approval.approval_id, "outcome": result.outcome}
-    if result.restored_mode is not None:
-        resolved["restoredMode"] = result.restored_mode
-    server.notify(protocol.APPROVAL_RESOLVED, resolved)
+    outcome = result.outcome
+    if outcome == "awaitingLeaderApproval":
+        raise AssertionError("a decision approves or rejects; it never waits for a lead")
+    resolved(server, approval.approval_id, outcome, result.restored_mode)
     session = server.service.sessions.get(approval.session_id)
     if session is not None:
         server.publish_state(session)
     server.refresh_code_lenses()
 
 
-def resolve_waiter(server: PlanModeServer, approval: Approval, result: ExitResult) -> None:
+def resolved(
+    server: PlanModeServer,
+    approval_id: str,
+    outcome: ResolvedOutcome,
+    restored_mode: PermissionMode | None = None,
+) -> None:
+    """Tell every client an approval (or a teammate's request) was decided or withdrawn."""
+    server.notify(
+        protocol.APPROVAL_RESOLVED,
+        ApprovalResolved(approval_id=approval_id, outcome=outcome, restored_mode=restored_mode),
+    )
+
+
+def resolve_waiter(
+    server: PlanModeServer, approval: core.Approval, result: core.ExitResult
+) -> None:
     waiter = server.waiters.pop(approval.approval_id, None)
     if waiter is not None and not waiter.done():
-        waiter.set_result(result.to_wire())
+        waiter.set_result(ExitResult.from_core(result.to_wire()))
 
 
 def answer_superseded(
-    server: PlanModeServer, approval: Approval, reason: str, tool_result: str | None = None
+    server: PlanModeServer, approval: core.Approval, reason: str, tool_result: str | None = None
 ) -> None:
     """An approval that can no longer be decided is answered as rejected, with why."""
     result = rejected_exit(approval, reason)
     if tool_result is not None:
         result = replace(result, tool_result=tool_result)
     resolve_waiter(server, approval, result)
-    server.notify(
-        protocol.APPROVAL_RESOLVED, {"approvalId": approval.approval_id, "outcome": "rejected"}
-    )
+    resolved(server, approval.approval_id, "rejected")
 
 
-def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
+def approve(server: PlanModeServer, params: ApproveParams) -> OkResult:
     try:
         decision = server.service.approve(
             params.approval_id,
@@ -255,12 +273,12 @@ def approve(server: PlanModeServer, params: ApproveParams) -> dict[str, Any]:
             include_comments=params.include_comments,
         )
         teammate_answered(server, request.request_id, "approved")
-        return {"ok": True}
+        return OkResult()
     finish(server, decision)
-    return {"ok": True}
+    return OkResult()
 
 
-def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
+def reject(server: PlanModeServer, params: RejectParams) -> OkResult:
     try:
         decision = server.service.reject(
             params.approval_id,
@@ -275,12 +293,12 @@ def reject(server: PlanModeServer, params: RejectParams) -> dict[str, Any]:
             params.approval_id, False, params.feedback, include_comments=params.include_comments
         )
         teammate_answered(server, request.request_id, "rejected")
-        return {"ok": True}
+        return OkResult()
     finish(server, decision)
-    return {"ok": True}
+    return OkResult()
 
 
-def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> dict[str, Any]:
+def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> ListApprovalsResult:
     """Every decision waiting in the workspace: each session's approval (with ``sessionId``,
     only that session's), and teammates' requests to this lead."""
     service = server.service
@@ -290,11 +308,11 @@ def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> dict[
     found = [s.pending.to_wire() for s in sessions if s.pending is not None]
     if params.session_id is None:
         found += [r.to_wire() for r in service.teammate_requests()]
-    return {"approvals": found}
+    return ListApprovalsResult(approvals=[Approval.from_core(a) for a in found])
 
 
-def teammate_answered(server: PlanModeServer, request_id: str, outcome: str) -> None:
-    server.notify(protocol.APPROVAL_RESOLVED, {"approvalId": request_id, "outcome": outcome})
+def teammate_answered(server: PlanModeServer, request_id: str, outcome: ResolvedOutcome) -> None:
+    resolved(server, request_id, outcome)
     server.refresh_code_lenses()
 
 

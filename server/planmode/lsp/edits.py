@@ -19,6 +19,7 @@ from planmode.core import edits
 from planmode.core.errors import InvalidParams
 from planmode.lsp import buffers, diagnostics, protocol
 from planmode.lsp.models import ApplyEditParams
+from planmode.lsp.payloads import ApplyEditResult
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 _converter = get_converter()
@@ -144,7 +145,7 @@ def parse_workspace_edit(raw: dict[str, Any]) -> types.WorkspaceEdit:
         ) from exc
 
 
-async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[str, Any]:
+async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEditResult:
     session = server.session_for(params)
     # Checked, forwarded and written: only the resolved URIs, never the agent's spellings.
     workspace_edit = canonical_edit(parse_workspace_edit(params.edit))
@@ -161,30 +162,33 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> dict[st
             checked += [edits.ChangeText(_path(uri), ()) for uri in workspace_edit.changes]
         outside = edits.first_outside(checked, allowed)
         if outside is not None:
-            return {
-                "applied": False,
-                "failureReason": (
+            return ApplyEditResult(
+                applied=False,
+                failure_reason=(
                     f"Plan mode: the whole edit was rejected because it targets {outside}, "
                     f"which is not the plan file ({next(iter(allowed))}). Only the plan file "
                     "may be written while planning."
                 ),
-            }
+            )
     plan_texts = resulting_plan_texts(server, operations)
     if server.client_supports("workspace", "apply_edit"):
         forwarded = versioned_for_open_buffers(server, operations) or workspace_edit
         answer = await server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=forwarded, label=params.label)
         )
-        result: dict[str, Any] = {"applied": bool(answer.applied)}
-        if not answer.applied:
-            result["failureReason"] = answer.failure_reason or "the editor did not apply it"
+        result = ApplyEditResult(
+            applied=bool(answer.applied),
+            failure_reason=None
+            if answer.applied
+            else answer.failure_reason or "the editor did not apply it",
+        )
     else:
         try:
             edits.apply_to_disk(operations)
-            result = {"applied": True}
+            result = ApplyEditResult(applied=True)
         except edits.EditError as exc:
-            result = {"applied": False, "failureReason": str(exc)}
-    if result["applied"]:
+            result = ApplyEditResult(applied=False, failure_reason=str(exc))
+    if result.applied:
         for path, text in plan_texts.items():
             service.agent_edited(path, text, params.label or "agent edit")
             diagnostics.publish(server, path)

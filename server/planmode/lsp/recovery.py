@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from planmode.lsp import protocol
 from planmode.lsp.models import ForkParams, ResumeParams
+from planmode.lsp.payloads import ForkResult, ResumeResult
 from planmode.lsp.server import PlanModeServer
 
 
-def resume(server: PlanModeServer, params: ResumeParams) -> dict[str, Any]:
+def resume(server: PlanModeServer, params: ResumeParams) -> ResumeResult:
     session = server.session_for(params)
     restored, path = server.service.resume(session, params.transcript, params.remote)
     server.publish_state(session)
-    return {"restored": restored, "planFilePath": str(path)}
+    return ResumeResult(restored=restored, plan_file_path=str(path))
 
 
-def fork(server: PlanModeServer, params: ForkParams) -> dict[str, Any]:
+def fork(server: PlanModeServer, params: ForkParams) -> ForkResult:
     session = server.session_for(params)
     copied, path = server.service.fork(session, params.transcript)
     server.publish_state(session)
-    return {"copied": copied, "planFilePath": str(path)}
+    return ForkResult(copied=copied, plan_file_path=str(path))
 
 
 def register(server: PlanModeServer) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pygls.uris import to_fs_path
 
@@ -15,6 +14,14 @@ from planmode.lsp.models import (
     Params,
     RevisionDiffParams,
     RevisionsParams,
+)
+from planmode.lsp.payloads import (
+    HunkInfo,
+    ListHunksResult,
+    ListRevisionsResult,
+    OkResult,
+    Revision,
+    RevisionDiffResult,
 )
 from planmode.lsp.server import PlanModeServer
 
@@ -32,42 +39,44 @@ def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
     return path
 
 
-def list_revisions(server: PlanModeServer, params: RevisionsParams) -> dict[str, Any]:
+def list_revisions(server: PlanModeServer, params: RevisionsParams) -> ListRevisionsResult:
     path = plan_file(server, params, params.path)
     revisions = server.service.history.revisions(path)
-    return {"path": str(path), "revisions": [r.summary() for r in revisions]}
+    return ListRevisionsResult(
+        path=str(path), revisions=[Revision.from_core(r.summary()) for r in revisions]
+    )
 
 
-def revision_diff(server: PlanModeServer, params: RevisionDiffParams) -> dict[str, Any]:
+def revision_diff(server: PlanModeServer, params: RevisionDiffParams) -> RevisionDiffResult:
     path = plan_file(server, params, params.path)
     try:
         diff = server.service.history.diff(path, params.from_, params.to)
     except KeyError as exc:
         raise InvalidParams(f"no revision {exc.args[0]} of {path.name}") from None
-    return {"path": str(path), "from": params.from_, "to": params.to, "diff": diff}
+    return RevisionDiffResult(path=str(path), from_=params.from_, to=params.to, diff=diff)
 
 
-def keep_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
+def keep_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
     path = plan_file(server, params, params.path)
     server.service.keep_hunk(path, params.hunk_id)
     server.refresh_code_lenses()
-    return {"ok": True}
+    return OkResult()
 
 
-async def undo_hunk(server: PlanModeServer, params: HunkParams) -> dict[str, Any]:
+async def undo_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
     path = plan_file(server, params, params.path)
     _hunk, reverted = server.service.undo_hunk(path, params.hunk_id)
     # Through the editor when the plan is open, so the editor can undo the undo.
     if not await buffers.change_plan(
         server, path, reverted, "Undo a change to the plan", required=False
     ):
-        return {"ok": False, "failureReason": "the editor did not apply the undo"}
+        return OkResult(ok=False, failure_reason="the editor did not apply the undo")
     server.service.history.record(path, reverted, "user", "undo of an agent change")
     server.refresh_code_lenses()
-    return {"ok": True}
+    return OkResult()
 
 
-def list_hunks(server: PlanModeServer, params: ListHunksParams) -> dict[str, Any]:
+def list_hunks(server: PlanModeServer, params: ListHunksParams) -> ListHunksResult:
     """The unreviewed hunks of one plan (``path``) or of every revised plan, with the titles
     and arguments of their Keep and Undo lenses."""
     service = server.service
@@ -82,17 +91,17 @@ def list_hunks(server: PlanModeServer, params: ListHunksParams) -> dict[str, Any
             assert keep.command is not None and undo.command is not None
             added, removed = hunk.counts
             found.append(
-                {
-                    "path": str(path),
-                    "hunkId": hunk.id,
-                    "line": hunk.start,
-                    "added": added,
-                    "removed": removed,
-                    "keepTitle": keep.command.title,
-                    "undoTitle": undo.command.title,
-                }
+                HunkInfo(
+                    path=str(path),
+                    hunk_id=hunk.id,
+                    line=hunk.start,
+                    added=added,
+                    removed=removed,
+                    keep_title=keep.command.title,
+                    undo_title=undo.command.title,
+                )
             )
-    return {"hunks": found}
+    return ListHunksResult(hunks=found)
 
 
 def register(server: PlanModeServer) -> None:

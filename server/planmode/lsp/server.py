@@ -18,6 +18,7 @@ import logging
 import os
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,10 +41,25 @@ if TYPE_CHECKING:
     from planmode.lsp.codelens import LensMemo
     from planmode.lsp.endpoint import AgentEndpoint
     from planmode.lsp.models import Params
+    from planmode.lsp.payloads import ExitResult, Payload, SessionState
 
 log = logging.getLogger(__name__)
 
 P = TypeVar("P", bound="Params")
+
+
+@dataclass(frozen=True)
+class WireMethod:
+    """A registered request or command: its params model and its handler, whose return
+    annotation names the payload model(s) of its result (lsp/schema.py reads them)."""
+
+    params: type[Params]
+    handler: Callable[..., Any]
+    command: bool
+
+    @property
+    def result(self) -> Any:
+        return inspect.signature(self.handler, eval_str=True).return_annotation
 
 
 def to_rpc_error(exc: errors.PlanModeError) -> JsonRpcException:
@@ -118,9 +134,11 @@ class PlanModeServer(LanguageServer):
         self._service: PlanModeService | None = None
         self.default_session_id: str = str(uuid.uuid4())
         # approvalId -> the future a waiting planMode/exit request resolves with
-        self.waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.waiters: dict[str, asyncio.Future[ExitResult]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._last_state: dict[str, dict[str, Any]] = {}
+        self._last_state: dict[str, SessionState] = {}
+        # Every planMode/* request and command with its params and result models.
+        self.wire_methods: dict[str, WireMethod] = {}
         # The planMode section of initializationOptions as the client sent it: any JSON value,
         # validated key by key with the other settings sources (core/settings.py).
         self.init_options: object = None
@@ -217,12 +235,21 @@ class PlanModeServer(LanguageServer):
         return bool(node)
 
     # -- notifications --------------------------------------------------------------------
-    def notify(self, method: str, params: Any) -> None:
-        self.protocol.notify(method, params)
+    def notify(self, method: str, params: Payload) -> None:
+        """Send notification ``method``; its params must be the model it is declared with
+        (``NOTIFICATIONS`` in lsp/payloads.py)."""
+        from planmode.lsp.payloads import NOTIFICATIONS
 
-    def publish_state(self, session: Session, force: bool = False) -> dict[str, Any]:
+        expected = NOTIFICATIONS.get(method)
+        if type(params) is not expected:
+            raise TypeError(f"{method} takes {expected}, not {type(params).__name__}")
+        self.protocol.notify(method, params.wire())
+
+    def publish_state(self, session: Session, force: bool = False) -> SessionState:
         """Send ``planMode/didChangeState`` when the session's state differs from the last."""
-        state = self.service.state(session)
+        from planmode.lsp.payloads import SessionState
+
+        state = SessionState.from_core(self.service.state(session))
         if force or self._last_state.get(session.id) != state:
             self._last_state[session.id] = state
             self.notify(protocol.DID_CHANGE_STATE, state)
@@ -264,18 +291,19 @@ class PlanModeServer(LanguageServer):
         """Register ``handler(server, params)`` for ``method``.
 
         Params are validated as ``model`` first; core errors become JSON-RPC errors with the
-        codes of docs/protocol.md §4. The handler is returned unchanged, so tests can call it
-        directly.
+        codes of docs/protocol.md §4; the handler's payload is answered in its wire form. The
+        handler is returned unchanged, so tests can call it directly.
         """
         from planmode.core import errors
         from planmode.lsp.models import parse_params
 
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
+            self.wire_methods[method] = WireMethod(model, handler, command=False)
             if inspect.iscoroutinefunction(handler):
 
                 async def run_async(raw: Any) -> Any:
                     try:
-                        return await handler(self, parse_params(model, raw, method))
+                        return answer(await handler(self, parse_params(model, raw, method)))
                     except errors.PlanModeError as exc:
                         raise to_rpc_error(exc) from exc
 
@@ -284,7 +312,7 @@ class PlanModeServer(LanguageServer):
 
                 def run(raw: Any) -> Any:
                     try:
-                        return handler(self, parse_params(model, raw, method))
+                        return answer(handler(self, parse_params(model, raw, method)))
                     except errors.PlanModeError as exc:
                         raise to_rpc_error(exc) from exc
 
@@ -300,6 +328,8 @@ class PlanModeServer(LanguageServer):
         from planmode.core import errors
         from planmode.lsp.models import parse_params
 
+        self.wire_methods[command] = WireMethod(model, handler, command=True)
+
         def parsed(arguments: tuple[Any, ...]) -> P:
             raw = arguments[0] if len(arguments) == 1 else None
             if raw is None:
@@ -314,7 +344,7 @@ class PlanModeServer(LanguageServer):
             async def run_async(*arguments: Any) -> Any:
                 params = parsed(arguments)
                 try:
-                    return await handler(self, params)
+                    return answer(await handler(self, params))
                 except errors.PlanModeError as exc:
                     raise to_rpc_error(exc) from exc
 
@@ -324,11 +354,16 @@ class PlanModeServer(LanguageServer):
         def run(*arguments: Any) -> Any:
             params = parsed(arguments)
             try:
-                return handler(self, params)
+                return answer(handler(self, params))
             except errors.PlanModeError as exc:
                 raise to_rpc_error(exc) from exc
 
         self.command(command)(run)
+
+
+def answer(result: Payload) -> dict[str, Any]:
+    """A handler's payload as the JSON object answered."""
+    return result.wire()
 
 
 def plain(value: Any) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 
@@ -18,26 +17,33 @@ from planmode.lsp.models import (
     SetModeParams,
     SlashCommandParams,
 )
+from planmode.lsp.payloads import (
+    EnterResult,
+    ListPlansResult,
+    PlanInfo,
+    SessionState,
+    SlashCommandResult,
+)
 from planmode.lsp.server import PlanModeServer
 
 
-def get_state(server: PlanModeServer, params: GetStateParams) -> dict[str, Any]:
+def get_state(server: PlanModeServer, params: GetStateParams) -> SessionState:
     return server.publish_state(server.session_for(params))
 
 
-def set_mode(server: PlanModeServer, params: SetModeParams) -> dict[str, Any]:
+def set_mode(server: PlanModeServer, params: SetModeParams) -> SessionState:
     session = server.session_for(params)
     change_mode(server, session, params.mode)
     return server.publish_state(session)
 
 
-def enter(server: PlanModeServer, params: EnterParams) -> dict[str, Any]:
+def enter(server: PlanModeServer, params: EnterParams) -> EnterResult:
     session = server.session_for(params)
     message = server.service.enter(session, params.agent_id)
-    return {"message": message, "state": server.publish_state(session)}
+    return EnterResult(message=message, state=server.publish_state(session))
 
 
-async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> dict[str, Any]:
+async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> SlashCommandResult:
     session = server.session_for(params)
     editor = None
     if server.client_supports("window", "show_document", "support"):
@@ -46,11 +52,9 @@ async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> d
     message = result.message
     if result.open_path is not None:
         message = await open_in_editor(server, result.open_path)
-    return {
-        "message": message,
-        "shouldQuery": result.should_query,
-        "state": server.publish_state(session),
-    }
+    return SlashCommandResult(
+        message=message, should_query=result.should_query, state=server.publish_state(session)
+    )
 
 
 async def open_in_editor(server: PlanModeServer, path: Path) -> str:
@@ -68,11 +72,11 @@ async def open_in_editor(server: PlanModeServer, path: Path) -> str:
     return prompts.opened_plan(str(path))
 
 
-def list_plans(server: PlanModeServer, params: ListPlansParams) -> dict[str, Any]:
-    return {"plans": server.service.list_plans()}
+def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResult:
+    return ListPlansResult(plans=[PlanInfo.from_core(p) for p in server.service.list_plans()])
 
 
-def end_session(server: PlanModeServer, params: EndSessionParams) -> dict[str, Any]:
+def end_session(server: PlanModeServer, params: EndSessionParams) -> SessionState:
     session = server.session_for(params)
     pending = server.service.end_session(session)
     if pending is not None:

@@ -27,6 +27,7 @@ from planmode.discovery import Connection, NoServer, RpcError
 from planmode.lsp import protocol
 from planmode.lsp.endpoint import SERVER_INFO, runtime_base
 from planmode.lsp.models import TeammateKeyParams
+from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,7 @@ async def deliver(server: PlanModeServer, session: Session) -> bool:
     return any(taken)
 
 
-def teammate_key(server: PlanModeServer, params: TeammateKeyParams) -> dict[str, Any]:
+def teammate_key(server: PlanModeServer, params: TeammateKeyParams) -> OkResult:
     service = server.service
     if Path(params.root) != service.root:
         raise InvalidParams(f"root: this server serves {service.root}, not {params.root}")
@@ -104,7 +105,7 @@ def teammate_key(server: PlanModeServer, params: TeammateKeyParams) -> dict[str,
         params.team_name,
         params.agent_name,
     )
-    return {"ok": True}
+    return OkResult()
 
 
 def register(server: PlanModeServer) -> None:

@@ -16,6 +16,7 @@ from lsprotocol import types
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
 from planmode.lsp.approval import review_message
+from planmode.lsp.payloads import Approval
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ POLL_SECONDS = 0.5
 
 
 def announce(server: PlanModeServer, request: PendingRequest) -> None:
-    server.notify(protocol.APPROVAL_REQUESTED, request.to_wire())
+    server.notify(protocol.APPROVAL_REQUESTED, Approval.from_core(request.to_wire()))
     who = f"Teammate {request.agent} ({request.team})"
     server.show_message(review_message(server, request.plan_file_path, who), types.MessageType.Info)
     if server.client_supports("window", "show_document", "support"):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.lsp import protocol
 from planmode.lsp.approval import follow_claude_code
 from planmode.lsp.models import CheckToolParams
+from planmode.lsp.payloads import CheckToolResult
 from planmode.lsp.server import PlanModeServer
 
 # Claude Code writes its transcript asynchronously: the first tool call of a session may come
@@ -17,7 +17,7 @@ TRANSCRIPT_WAIT = 1.0
 TRANSCRIPT_POLL = 0.05
 
 
-async def check_tool(server: PlanModeServer, params: CheckToolParams) -> dict[str, Any]:
+async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckToolResult:
     session = server.session_for(params)
     follow_claude_code(server, session, params)
     if (
@@ -36,7 +36,7 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> dict[st
     decision = server.service.check_tool(
         session, params.tool, params.input, params.agent_id, hide=hide
     )
-    return {**decision.to_wire(), "mode": session.modes.mode}
+    return CheckToolResult.from_core({**decision.to_wire(), "mode": session.modes.mode})
 
 
 def register(server: PlanModeServer) -> None:

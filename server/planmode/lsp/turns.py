@@ -2,30 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from planmode.core import workflow
 from planmode.lsp import protocol, team_keys
 from planmode.lsp.models import AgentDefinitionsParams, NextTurnParams
+from planmode.lsp.payloads import (
+    AgentDefinition,
+    AgentDefinitionsResult,
+    Attachment,
+    LeaderResponse,
+    NextTurnResult,
+)
 from planmode.lsp.server import PlanModeServer
 
 
-def next_turn(server: PlanModeServer, params: NextTurnParams) -> dict[str, Any]:
+def next_turn(server: PlanModeServer, params: NextTurnParams) -> NextTurnResult:
     session = server.session_for(params)
     attachments, response = server.service.next_turn(session, params.agent_id)
     if session.awaiting_request is not None:
         # Still waiting for the lead: its server may have started (again) since.
         server.run_task(team_keys.deliver(server, session))
     server.publish_state(session)
-    result: dict[str, Any] = {"attachments": [a.to_wire() for a in attachments]}
-    if response is not None:
-        # The lead's answer to this teammate's plan (approved: the exit attachment follows).
-        result["leaderResponse"] = response.to_wire()
-    return result
+    # With the lead's answer to this teammate's plan (approved: the exit attachment follows).
+    return NextTurnResult(
+        attachments=[Attachment.from_core(a.to_wire()) for a in attachments],
+        leader_response=LeaderResponse.from_core(response.to_wire()) if response else None,
+    )
 
 
-def agent_definitions(server: PlanModeServer, params: AgentDefinitionsParams) -> dict[str, Any]:
-    return {"agents": workflow.agent_definitions()}
+def agent_definitions(
+    server: PlanModeServer, params: AgentDefinitionsParams
+) -> AgentDefinitionsResult:
+    return AgentDefinitionsResult(
+        agents=[AgentDefinition.from_core(a) for a in workflow.agent_definitions()]
+    )
 
 
 def register(server: PlanModeServer) -> None:
