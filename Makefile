@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install demo check test unit e2e lint typecheck format clean editors bench vscode vscode-test lint-client dist claude-code
+.PHONY: help install demo check test unit e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -128,6 +128,10 @@ typecheck: install
 format: install
 	$(VENV)/bin/ruff format server tests benchmarks
 	$(VENV)/bin/ruff check --fix server tests benchmarks
+
+## schema: regenerate the wire's JSON schema for the client's tests (wire-schema.json)
+schema: install
+	$(PY) -m planmode.lsp.schema
 
 ## clean: remove the venv, caches and build output
 clean:

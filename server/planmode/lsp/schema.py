@@ -41,6 +41,13 @@ def _ref(models: list[type[BaseModel]]) -> dict[str, Any]:
     return refs[0] if len(refs) == 1 else {"anyOf": refs}
 
 
+def _untitled(definition: dict[str, Any]) -> dict[str, Any]:
+    """A definition without pydantic's per-property titles ("Approvalid"): noise in a diff."""
+    for prop in definition.get("properties", {}).values():
+        prop.pop("title", None)
+    return definition
+
+
 def wire_schema() -> dict[str, Any]:
     server = create_server()
     registered: dict[str, WireMethod] = dict(sorted(server.wire_methods.items()))
@@ -66,7 +73,7 @@ def wire_schema() -> dict[str, Any]:
         "notifications": {
             name: {"params": _ref([model])} for name, model in sorted(NOTIFICATIONS.items())
         },
-        "$defs": dict(sorted(schema.get("$defs", {}).items())),
+        "$defs": {name: _untitled(d) for name, d in sorted(schema.get("$defs", {}).items())},
     }
 
 

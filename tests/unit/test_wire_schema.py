@@ -1,0 +1,79 @@
+"""The wire's payload models and the schema generated from them for the client's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from planmode.core.approval import Approval as CoreApproval
+from planmode.core.approval import ExitResult as CoreExitResult
+from planmode.lsp import payloads, protocol
+from planmode.lsp.app import create_server
+from planmode.lsp.schema import SCHEMA_PATH, render, wire_schema
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_committed_schema_is_the_generated_one() -> None:
+    committed = (REPO / SCHEMA_PATH).read_text(encoding="utf-8")
+    assert committed == render(), f"{SCHEMA_PATH} is stale: run `make schema` and commit it"
+
+
+def test_every_registered_request_and_command_is_in_the_schema() -> None:
+    server = create_server()
+    methods = {name for name in server.protocol.fm.features if name.startswith("planMode/")}
+    commands = set(server.protocol.fm.commands)
+    schema = wire_schema()
+    assert len(methods) >= 20
+    assert set(schema["requests"]) == methods
+    assert set(schema["commands"]) == commands
+    for kind in ("requests", "commands"):
+        for name, entry in schema[kind].items():
+            for ref in [entry["params"], *entry["result"].get("anyOf", [entry["result"]])]:
+                assert ref["$ref"].removeprefix("#/$defs/") in schema["$defs"], name
+
+
+def test_notifications_are_the_protocol_s() -> None:
+    notifications = set(wire_schema()["notifications"])
+    assert notifications == {
+        protocol.DID_CHANGE_STATE,
+        protocol.APPROVAL_REQUESTED,
+        protocol.APPROVAL_RESOLVED,
+    }
+
+
+def test_an_omitted_field_is_left_out_when_none_and_optional_and_never_null_in_the_schema() -> None:
+    resolved = payloads.ApprovalResolved(approval_id="a1", outcome="rejected")
+    assert resolved.wire() == {"approvalId": "a1", "outcome": "rejected"}
+    restored = payloads.ApprovalResolved(approval_id="a1", outcome="approved", restored_mode="plan")
+    assert restored.wire()["restoredMode"] == "plan"
+    schema = wire_schema()["$defs"]["ApprovalResolved"]
+    assert schema["required"] == ["approvalId", "outcome"]
+    assert "anyOf" not in schema["properties"]["restoredMode"]
+
+
+def test_a_nullable_field_is_always_sent_and_required_in_the_schema() -> None:
+    result = CoreExitResult(outcome="approved", file_path="/p.md", tool_result="ok")
+    wire = payloads.ExitResult.from_core(result.to_wire()).wire()
+    assert wire == result.to_wire()
+    assert wire["plan"] is None and wire["userEditsDiff"] is None
+    schema = wire_schema()["$defs"]["ExitResult"]
+    assert set(schema["required"]) == set(schema["properties"])
+    assert {"type": "null"} in schema["properties"]["plan"]["anyOf"]
+
+
+def test_a_core_form_must_match_its_model() -> None:
+    approval = CoreApproval(session_id="s1", plan_file_path=Path("/p.md"), submitted_plan="x")
+    assert payloads.Approval.from_core(approval.to_wire()).wire() == approval.to_wire()
+    with pytest.raises(ValidationError):
+        payloads.Approval.from_core({**approval.to_wire(), "unannounced": 1})
+    with pytest.raises(ValidationError):
+        payloads.Approval.from_core({k: v for k, v in approval.to_wire().items() if k != "agentId"})
+
+
+def test_a_notification_takes_only_its_model() -> None:
+    server = create_server()
+    with pytest.raises(TypeError, match="approvalResolved"):
+        server.notify(protocol.APPROVAL_RESOLVED, payloads.OkResult())
