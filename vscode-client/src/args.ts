@@ -14,7 +14,7 @@ export interface ApproveParams {
 export function approveParams(approval: Approval, mode?: PermissionMode): ApproveParams {
   return {
     approvalId: approval.approvalId,
-    sessionId: approval.sessionId,
+    ...sessionOf(approval),
     ...(mode !== undefined ? { mode } : {}),
     includeComments: true,
   };
@@ -31,7 +31,7 @@ export interface RejectParams {
 export function rejectParams(approval: Approval, feedback: string): RejectParams {
   return {
     approvalId: approval.approvalId,
-    sessionId: approval.sessionId,
+    ...sessionOf(approval),
     ...withFeedback(feedback),
     includeComments: true,
   };
@@ -45,6 +45,11 @@ export function rejectCommandArgs(args: readonly unknown[], feedback: string): u
   const [first, ...rest] = args;
   const base = typeof first === "object" && first !== null && !Array.isArray(first) ? first : {};
   return [{ ...base, ...withFeedback(feedback) }, ...rest];
+}
+
+/** A teammate's request has no session: the lead's server decides it by its id alone. */
+function sessionOf(approval: Approval): { sessionId?: string } {
+  return approval.sessionId !== null ? { sessionId: approval.sessionId } : {};
 }
 
 function withFeedback(feedback: string): { feedback?: string } {

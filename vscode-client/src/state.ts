@@ -24,10 +24,15 @@ export interface Grant extends AllowedPrompt {
   rule: string;
 }
 
+/**
+ * A plan waiting for a decision. A teammate's request to this lead is one too: its request id
+ * is the approvalId, it has no session (`sessionId` null) and names its team.
+ */
 export interface Approval {
   approvalId: string;
-  sessionId: string;
-  agentId?: string | null;
+  sessionId: string | null;
+  agentId: string | null;
+  teamName?: string;
   planFilePath: string;
   submittedPlan: string;
   allowedPrompts: AllowedPrompt[];
@@ -73,6 +78,8 @@ export interface SessionState {
   needsPlanModeExitAttachment: boolean;
   autoModeActive: boolean;
   pendingApproval: Approval | null;
+  /** The allowed prompts approving granted this session (its Bash commands run unasked). */
+  grantedPrompts: AllowedPrompt[];
   /** Absent from servers older than the sandbox. */
   sandbox?: SandboxState;
 }

@@ -53,6 +53,7 @@ export function makeState(overrides: Partial<SessionState> = {}): SessionState {
     needsPlanModeExitAttachment: false,
     autoModeActive: false,
     pendingApproval: null,
+    grantedPrompts: [],
     ...overrides,
   };
 }
@@ -61,6 +62,7 @@ export function makeApproval(overrides: Partial<Approval> = {}): Approval {
   return {
     approvalId: "a-1",
     sessionId: "s1",
+    agentId: null,
     planFilePath: "/ws/.claude/plans/bold-eagle.md",
     submittedPlan: "# Plan\n",
     allowedPrompts: [],
