@@ -95,7 +95,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
     except asyncio.CancelledError:
         # The agent gave up waiting ($/cancelRequest): plan mode stays, the request is gone.
         if server.service.cancel(approval):
-            resolved(server, approval.approval_id, "cancelled")
+            notify_resolved(server, approval.approval_id, "cancelled")
             server.publish_state(session)
             server.refresh_code_lenses()
         raise
@@ -213,14 +213,14 @@ def finish(server: PlanModeServer, decision: Decision) -> None:
     outcome = result.outcome
     if outcome == "awaitingLeaderApproval":
         raise AssertionError("a decision approves or rejects; it never waits for a lead")
-    resolved(server, approval.approval_id, outcome, result.restored_mode)
+    notify_resolved(server, approval.approval_id, outcome, result.restored_mode)
     session = server.service.sessions.get(approval.session_id)
     if session is not None:
         server.publish_state(session)
     server.refresh_code_lenses()
 
 
-def resolved(
+def notify_resolved(
     server: PlanModeServer,
     approval_id: str,
     outcome: ResolvedOutcome,
@@ -249,7 +249,7 @@ def answer_superseded(
     if tool_result is not None:
         result = replace(result, tool_result=tool_result)
     resolve_waiter(server, approval, result)
-    resolved(server, approval.approval_id, "rejected")
+    notify_resolved(server, approval.approval_id, "rejected")
 
 
 def approve(server: PlanModeServer, params: ApproveParams) -> OkResult:
@@ -312,7 +312,7 @@ def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> ListA
 
 
 def teammate_answered(server: PlanModeServer, request_id: str, outcome: ResolvedOutcome) -> None:
-    resolved(server, request_id, outcome)
+    notify_resolved(server, request_id, outcome)
     server.refresh_code_lenses()
 
 

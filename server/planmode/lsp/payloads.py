@@ -12,7 +12,7 @@ fails instead of reaching the wire unannounced.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.alias_generators import to_camel
@@ -69,11 +69,19 @@ class Payload(BaseModel):
         json_schema_extra=_schema_of_omittable,
     )
 
+    # The wire names of this model's omittable fields (found once per model class).
+    _omitted: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._omitted = tuple(_omitted_fields(cls))
+
     @model_serializer(mode="wrap")
     def _leave_out_omitted(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict):
-            for key in _omitted_fields(type(self)):
+        if self._omitted and isinstance(data, dict):
+            for key in self._omitted:
                 if data.get(key) is None:
                     data.pop(key, None)
         return data
