@@ -180,7 +180,7 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
     return None if resolved == plan else str(resolved)
 
 
-def is_plan_file(raw: object, context: ToolContext) -> bool:
+def is_session_plan_file(raw: object, context: ToolContext) -> bool:
     """True only for this session's exact plan file, reached by a spelling whose lexical and
     resolved readings agree (:func:`plan_path_refusal`), that is not a symlink. Whether a path
     is *a* plan file of the workspace is :func:`planmode.core.plans.is_plan_file`."""
