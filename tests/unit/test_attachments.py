@@ -1,4 +1,4 @@
-"""Plan-mode attachments and their turn counting (guide §11, §19.5; docs/protocol.md §5.3)."""
+"""Plan-mode attachments and their turn counting (docs/protocol.md §5.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The permission table (guide §8.4, §19.6; docs/protocol.md §6) over ``decide()``."""
+"""The permission table (docs/protocol.md §6) over ``decide()``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Transcripts, resume and fork (guide §7.7–7.9; docs/protocol.md §4, §5.4)."""
+"""Transcripts, resume and fork (docs/protocol.md §4, §5.4)."""
 
 from __future__ import annotations
 
