@@ -17,7 +17,8 @@ import inspect
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -294,29 +295,15 @@ class PlanModeServer(LanguageServer):
         codes of docs/protocol.md §4; the handler's payload is answered in its wire form. The
         handler is returned unchanged, so tests can call it directly.
         """
-        from planmode.core import errors
         from planmode.lsp.models import parse_params
 
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
             self.wire_methods[method] = WireMethod(model, handler, command=False)
-            if inspect.iscoroutinefunction(handler):
 
-                async def run_async(raw: Any) -> Any:
-                    try:
-                        return answer(await handler(self, parse_params(model, raw, method)))
-                    except errors.PlanModeError as exc:
-                        raise to_rpc_error(exc) from exc
+            def parsed(raw: Any) -> P:
+                return parse_params(model, raw, method)
 
-                self.feature(method)(run_async)
-            else:
-
-                def run(raw: Any) -> Any:
-                    try:
-                        return answer(handler(self, parse_params(model, raw, method)))
-                    except errors.PlanModeError as exc:
-                        raise to_rpc_error(exc) from exc
-
-                self.feature(method)(run)
+            self.feature(method)(self._answering(handler, parsed))
             return handler
 
         return register
@@ -330,35 +317,43 @@ class PlanModeServer(LanguageServer):
 
         self.wire_methods[command] = WireMethod(model, handler, command=True)
 
-        def parsed(arguments: tuple[Any, ...]) -> P:
-            raw = arguments[0] if len(arguments) == 1 else None
-            if raw is None:
-                raise to_rpc_error(errors.InvalidParams(f"{command} takes one object argument"))
-            try:
-                return parse_params(model, plain(raw), command)
-            except errors.PlanModeError as exc:
-                raise to_rpc_error(exc) from exc
+        def parsed(*arguments: Any) -> P:
+            if len(arguments) != 1 or arguments[0] is None:
+                raise errors.InvalidParams(f"{command} takes one object argument")
+            return parse_params(model, plain(arguments[0]), command)
 
+        self.command(command)(self._answering(handler, parsed))
+
+    def _answering(
+        self, handler: Callable[[PlanModeServer, P], Any], parsed: Callable[..., P]
+    ) -> Callable[..., Any]:
+        """What pygls calls for ``handler``: the params ``parsed`` from the raw arguments, the
+        payload answered in its wire form, core errors raised as JSON-RPC errors. A coroutine
+        handler gets a coroutine, so pygls awaits it on the event loop."""
         if inspect.iscoroutinefunction(handler):
 
             async def run_async(*arguments: Any) -> Any:
-                params = parsed(arguments)
-                try:
-                    return answer(await handler(self, params))
-                except errors.PlanModeError as exc:
-                    raise to_rpc_error(exc) from exc
+                with rpc_errors():
+                    return answer(await handler(self, parsed(*arguments)))
 
-            self.command(command)(run_async)
-            return
+            return run_async
 
         def run(*arguments: Any) -> Any:
-            params = parsed(arguments)
-            try:
-                return answer(handler(self, params))
-            except errors.PlanModeError as exc:
-                raise to_rpc_error(exc) from exc
+            with rpc_errors():
+                return answer(handler(self, parsed(*arguments)))
 
-        self.command(command)(run)
+        return run
+
+
+@contextmanager
+def rpc_errors() -> Iterator[None]:
+    """A core error raised inside becomes the JSON-RPC error of docs/protocol.md §4."""
+    from planmode.core import errors
+
+    try:
+        yield
+    except errors.PlanModeError as exc:
+        raise to_rpc_error(exc) from exc
 
 
 def answer(result: Payload) -> dict[str, Any]:
@@ -393,7 +388,3 @@ def disk_text(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def path_to_uri(path: Path) -> str:
-    return path.as_uri()
