@@ -222,7 +222,7 @@ def test_no_review_without_a_pending_or_rejected_plan(service: PlanModeService) 
     path.write_text("changed\n")
     service.agent_edited(path, "changed\n", "agent edit")
     assert service.hunks(path) == []
-    assert service.seen == {}
+    assert service.review.seen == {}
 
 
 def test_agent_revision_during_pending_approval_is_reviewed(service: PlanModeService) -> None:
@@ -256,22 +256,22 @@ def test_stale_hunk_ids_change_nothing(service: PlanModeService) -> None:
     path.write_text(revised)
     service.agent_edited(path, revised, "skim")
     (hunk,) = service.hunks(path)
-    seen_before = dict(service.seen)
+    seen_before = dict(service.review.seen)
     with pytest.raises(PlanChanged):
         service.keep_hunk(path, "0" * 16)
     with pytest.raises(PlanChanged):
         service.undo_hunk(path, "not-a-hunk")
-    assert service.seen == seen_before
+    assert service.review.seen == seen_before
     path.write_text(revised.replace("1. Skim", "1. Glance"))
     with pytest.raises(PlanChanged):
         service.keep_hunk(path, hunk.id)
-    assert service.seen == seen_before
+    assert service.review.seen == seen_before
 
 
 def test_rejected_text_is_the_baseline_of_the_next_exit(service: PlanModeService) -> None:
     path, approval_id = pending(service)
     service.reject(approval_id, "s", "shorter")
-    assert service.seen[path] == SEEN
+    assert service.review.seen[path] == SEEN
     assert service.hunks(path) == []  # nothing changed since the rejection
     session = service.require_session("s")
     new_plan = SEEN.replace("3. Run the app\n", "")
@@ -289,4 +289,4 @@ def test_approval_ends_the_review(service: PlanModeService) -> None:
     decision = service.approve(approval_id, "s")
     assert decision.result.plan == revised  # the plan as it stands, unreviewed or not
     assert service.hunks(path) == []
-    assert path not in service.seen
+    assert path not in service.review.seen
