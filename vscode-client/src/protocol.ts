@@ -32,7 +32,7 @@ export const LIST_HUNKS = "planMode/listHunks";
 export const KEEP_HUNK = "planMode/keepHunk";
 export const UNDO_HUNK = "planMode/undoHunk";
 // Ours: a teammate's server hands the lead's server the key that authenticates the answer to
-// one plan approval request (docs/protocol.md, "Teammates").
+// one plan approval request (docs/protocol.md §5.1, "Teammates: authenticated answers").
 export const TEAMMATE_KEY = "planMode/teammateKey";
 
 // Notifications (server -> client)

@@ -35,7 +35,7 @@ LIST_HUNKS = "planMode/listHunks"
 KEEP_HUNK = "planMode/keepHunk"
 UNDO_HUNK = "planMode/undoHunk"
 # Ours: a teammate's server hands the lead's server the key that authenticates the answer to
-# one plan approval request (docs/protocol.md, "Teammates").
+# one plan approval request (docs/protocol.md §5.1, "Teammates: authenticated answers").
 TEAMMATE_KEY = "planMode/teammateKey"
 
 # Notifications (server -> client)

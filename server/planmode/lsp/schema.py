@@ -3,7 +3,8 @@ argument and result, every notification's params.
 
 It is generated from the models the server registers (:mod:`planmode.lsp.models`,
 :mod:`planmode.lsp.payloads`) into ``vscode-client/test/unit/wire-schema.json``, where the
-client's unit tests check its TypeScript types against it (docs/protocol.md, "Schema").
+client's unit tests check its TypeScript types against it (docs/protocol.md, "Shapes and
+schema").
 ``make schema`` (``python -m planmode.lsp.schema``) writes it; a unit test fails when the
 committed file is stale.
 """

@@ -1,4 +1,4 @@
-"""Teammate answer keys between servers (docs/protocol.md, "Teammates").
+"""Teammate answer keys between servers (docs/protocol.md §5.1, "Teammates: authenticated answers").
 
 Teammate side: once a plan approval request is in the lead's inbox, its key goes to every lead
 server of the same workspace — found through the ``server.json`` each server writes in its

@@ -3,7 +3,8 @@ checked against the program table.
 
 Structure (lists, pipelines, loops, conditionals) and plain values pass; a node of any other
 type is denied. Assignments, parameter expansions, arithmetic, comments, redirections and
-here-documents have their own rules (docs/read-only-bash.md, "2. Words" and "3. Variables").
+here-documents have their own rules (docs/read-only-bash.md,
+"2. Words: what bash would compute" and "3. Variables").
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Words: what bash makes of a word as written, and which variables a line may assign.
 
 A word is *literal* when bash passes it on unchanged; anything bash could expand, split or
-join makes it *computed* (None), which may become any word or several
-(docs/read-only-bash.md, "2. Words" and "3. Variables").
+join makes it *computed* (None), which may become any word or several (docs/read-only-bash.md,
+"2. Words: what bash would compute" and "3. Variables").
 """
 
 from __future__ import annotations
