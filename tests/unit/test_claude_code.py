@@ -183,7 +183,7 @@ def test_a_session_adopts_claude_codes_file_for_everything(
     assert service.plan_path(session) == plan
     assert service.plan_path(session, "a1") == plan.parent / f"{SLUG}-agent-a1.md"
     assert service.state(session)["planSlug"] == SLUG
-    assert service.is_plan_path(plan) and not service.is_plan_path(plan.with_name("x.md"))
+    assert service.is_plan_file(plan) and not service.is_plan_file(plan.with_name("x.md"))
     write = service.check_tool(session, "Write", {"file_path": str(plan)})
     assert (write.behavior, write.rule) == ("allow", "plan.planFile")
     assert service.check_tool(session, "Write", {"file_path": str(own)}).behavior == "deny"

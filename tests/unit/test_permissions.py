@@ -13,7 +13,7 @@ from planmode.core.permissions import (
     Decision,
     ToolContext,
     decide,
-    is_session_plan_file,
+    plan_path_refusal,
     prompt_allows,
 )
 
@@ -240,7 +240,7 @@ def test_a_path_whose_readings_agree_on_the_plan_is_allowed(
     hops: dict[str, Path], raw: str
 ) -> None:
     assert run(hops, "Write", {"file_path": raw}).behavior == "allow", raw
-    assert is_session_plan_file(raw, context(hops)) is True
+    assert plan_path_refusal(raw, context(hops)) is None
 
 
 def test_a_plan_file_that_does_not_exist_yet_may_be_created(layout: dict[str, Path]) -> None:
@@ -318,7 +318,8 @@ def test_resolve_path_follows_symlink_loops_into_an_error(tmp_path: Path) -> Non
     (tmp_path / "b").symlink_to(tmp_path / "a")
     with pytest.raises(UnsafePath):
         resolve_path("a", tmp_path)
-    assert is_session_plan_file("a", ToolContext("plan", tmp_path, tmp_path / "p.md")) is False
+    context = ToolContext("plan", tmp_path, tmp_path / "p.md")
+    assert plan_path_refusal("a", context) is not None
 
 
 # -- outside plan mode ------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def test_a_symlinked_plans_directory_holds_plans_under_both_names(root: Path) ->
     assert service.plans_directory == real  # resolved once, with the settings
     for raw in (f"plans-link/{SLUG}.md", f"docs/plans/{SLUG}.md", str(root / "plans-link/x.md")):
         assert service.find_plan_file(raw) == real / Path(raw).name, raw
-        assert service.is_plan_path(raw)
+        assert service.is_plan_file(raw)
     # The kernel reads plans-link/.. as docs/, the text as the root: two files, no plan.
     assert service.find_plan_file(f"plans-link/../docs/plans/{SLUG}.md") is None
 
@@ -164,11 +164,11 @@ def test_the_service_knows_claude_codes_adopted_plan_file(root: Path, tmp_path: 
     service = PlanModeService(root)
     session = service.require_session("cc-1")
     plan = config / "plans" / "claude-slug.md"
-    assert not service.is_plan_path(plan)
+    assert not service.is_plan_file(plan)
     service.learn_claude_code(session, str(transcript), str(root), str(config))
     assert service.plan_path(session) == plan
-    assert service.is_plan_path(plan)
-    assert service.is_plan_path(config / "plans" / "claude-slug-agent-x.md")
-    assert not service.is_plan_path(config / "plans" / "another.md")
+    assert service.is_plan_file(plan)
+    assert service.is_plan_file(config / "plans" / "claude-slug-agent-x.md")
+    assert not service.is_plan_file(config / "plans" / "another.md")
     # The workspace's own plans directory still holds plan files.
-    assert service.is_plan_path(root / ".claude" / "plans" / "x.md")
+    assert service.is_plan_file(root / ".claude" / "plans" / "x.md")

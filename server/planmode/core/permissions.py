@@ -156,7 +156,8 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
     kernel's way (symlinks followed, then ``..``) and the lexical way (``..`` removed from the
     text first, then symlinks followed). ``link/../x`` where ``link`` points elsewhere reaches
     two different files; such a path is refused even when one of them is the plan file. The
-    plan file itself must not be a symlink.
+    plan file itself must not be a symlink. (Whether a path is *a* plan file of the workspace,
+    any session's, is :func:`planmode.core.plans.is_plan_file`.)
     """
     try:
         resolved = resolve_path(raw, context.root)
@@ -178,13 +179,6 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
             "is written by the path the agent itself uses for it)"
         )
     return None if resolved == plan else str(resolved)
-
-
-def is_session_plan_file(raw: object, context: ToolContext) -> bool:
-    """True only for this session's exact plan file, reached by a spelling whose lexical and
-    resolved readings agree (:func:`plan_path_refusal`), that is not a symlink. Whether a path
-    is *a* plan file of the workspace is :func:`planmode.core.plans.is_plan_file`."""
-    return plan_path_refusal(raw, context) is None
 
 
 # -- rules ------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,13 +128,17 @@ class SessionRegistry:
     def find_plan_file(self, raw: object) -> Path | None:
         """The plan file of this workspace that ``raw`` names, resolved (the rule is
         :func:`planmode.core.plans.find_plan_file`); None when it names none."""
-        adopted = (s.plan_file for s in self.sessions.values() if s.plan_file is not None)
-        return plans.find_plan_file(raw, self.root, self.plans_directory, adopted)
+        return plans.find_plan_file(raw, self.root, self.plans_directory, self._adopted())
 
-    def is_plan_path(self, raw: object) -> bool:
+    def is_plan_file(self, raw: object) -> bool:
         """A plan file of this workspace: in the plans directory, or a session's adopted one
-        (or a subagent's next to it), named so that both readings of the path agree."""
-        return self.find_plan_file(raw) is not None
+        (or a subagent's next to it), named so that both readings of the path agree (the rule
+        is :func:`planmode.core.plans.is_plan_file`)."""
+        return plans.is_plan_file(raw, self.root, self.plans_directory, self._adopted())
+
+    def _adopted(self) -> Iterator[Path]:
+        """The plan files sessions adopted (Claude Code's own, outside the plans directory)."""
+        return (s.plan_file for s in self.sessions.values() if s.plan_file is not None)
 
     def read_plan(self, session: Session, agent_id: str | None = None) -> str | None:
         return self.read_text(self.plan_path(session, agent_id))

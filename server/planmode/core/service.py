@@ -48,7 +48,7 @@ class PlanModeService:
         self.plan_slug = registry.plan_slug
         self.plan_path = registry.plan_path
         self.find_plan_file = registry.find_plan_file
-        self.is_plan_path = registry.is_plan_path
+        self.is_plan_file = registry.is_plan_file
         self.learn_claude_code = registry.learn_claude_code
         self.read_plan = registry.read_plan
         self.read_text = registry.read_text

@@ -44,7 +44,7 @@ def publish(server: PlanModeServer, path: Path) -> None:
 
 
 def refresh(server: PlanModeServer, path: Path | None) -> None:
-    if path is not None and server.service.is_plan_path(path):
+    if path is not None and server.service.is_plan_file(path):
         publish(server, path)
 
 

@@ -241,7 +241,7 @@ def resulting_plan_texts(
     server: PlanModeServer, operations: list[edits.Operation]
 ) -> dict[Path, str]:
     """What each plan file touched by the edit will hold once it is applied."""
-    touched = [p for p in edits.targets(operations) if server.service.is_plan_path(p)]
+    touched = [p for p in edits.targets(operations) if server.service.is_plan_file(p)]
     if not touched:
         return {}
     try:
