@@ -10,9 +10,6 @@ names the rule that denied.
 
 from __future__ import annotations
 
-import fnmatch
-import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +17,9 @@ from typing import Any, Literal
 
 from planmode.core import grants, shell
 from planmode.core.approval import AllowedPrompt
-from planmode.core.modes import PermissionMode, parse_rule
+from planmode.core.modes import PermissionMode
 from planmode.core.paths import UnsafePath, inside, lexical_path, resolve_path, spelled_path
+from planmode.core.rules import AGENT_TOOLS, allow_rule_allows, rule_matches
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -78,10 +76,7 @@ CHANGING_TOOLS = {
     "SendMessage": "SendMessage instructs other agents, which need not be planning",
 }
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
-AGENT_TOOLS = frozenset({"Agent", "Task"})
 PLANNING_AGENTS = frozenset({"Explore", "Plan"})
-# Tools whose rule content is a path pattern (Claude Code's `Edit(src/**)` syntax).
-PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 
 
 # Which rule decided (``Decision.rule``, the wire's ``rule``; docs/claude-code.md): plan mode's
@@ -179,114 +174,6 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
             "is written by the path the agent itself uses for it)"
         )
     return None if resolved == plan else str(resolved)
-
-
-# -- rules ------------------------------------------------------------------------------------
-def _bash_rule_matches(content: str, command: str) -> bool:
-    """Claude Code's Bash rule content: ``prefix:*`` (word prefix) or an exact command."""
-    command = " ".join(command.split())
-    if content.endswith(":*"):
-        prefix = " ".join(content[:-2].split())
-        return command == prefix or command.startswith(prefix + " ")
-    if "*" in content:
-        return fnmatch.fnmatchcase(command, " ".join(content.split()))
-    return command == " ".join(content.split())
-
-
-def _path_rule_matches(content: str, raw: object, root: Path) -> bool:
-    try:
-        target = resolve_path(raw, root)
-    except UnsafePath:
-        return False
-    pattern = content.removeprefix("./")
-    if pattern.startswith("//"):
-        candidates = [str(target)]
-        pattern = pattern[1:]
-    elif pattern.startswith("~/"):
-        candidates = [str(target)]
-        pattern = os.path.expanduser(pattern)
-    else:
-        if not inside(target, root):
-            return False
-        candidates = [target.relative_to(root).as_posix()]
-    return any(_glob_match(pattern, c) for c in candidates)
-
-
-def _glob_match(pattern: str, path: str) -> bool:
-    regex = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            regex += "(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            regex += ".*"
-            i += 2
-        elif pattern[i] == "*":
-            regex += "[^/]*"
-            i += 1
-        elif pattern[i] == "?":
-            regex += "[^/]"
-            i += 1
-        else:
-            regex += re.escape(pattern[i])
-            i += 1
-    return re.fullmatch(regex, path) is not None or re.fullmatch(regex + "/.*", path) is not None
-
-
-def rule_matches(
-    rule: str,
-    tool: str,
-    tool_input: Mapping[str, Any],
-    root: Path,
-    fail_closed: bool = False,
-) -> bool:
-    """Whether ``rule`` covers this call. With ``fail_closed`` (deny and ask rules) a Bash line
-    whose commands cannot all be known — unparsable, a computed program or shell code — counts
-    as covered."""
-    parsed = parse_rule(rule)
-    if parsed is None:
-        return False
-    rule_tool, content = parsed
-    if rule_tool != tool and not (rule_tool in AGENT_TOOLS and tool in AGENT_TOOLS):
-        return False
-    if content is None or content in {"", "*"}:
-        return True
-    if tool == "Bash":
-        command = tool_input.get("command")
-        if not isinstance(command, str):
-            return False
-        parts = list(shell.simple_commands(command)) or [command]
-        forms = shell.rule_forms(command)
-        if forms is None and fail_closed:
-            return True
-        return any(_bash_rule_matches(content, part) for part in parts + (forms or []))
-    if tool in PATH_TOOLS:
-        raw = tool_input.get("file_path", tool_input.get("path", tool_input.get("notebook_path")))
-        return _path_rule_matches(content, raw, root)
-    if tool == "WebFetch" and content.startswith("domain:"):
-        url = tool_input.get("url")
-        host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0] if isinstance(url, str) else ""
-        domain = content.removeprefix("domain:")
-        return host == domain or host.endswith("." + domain)
-    return tool_input.get("subagent_type") == content if tool in AGENT_TOOLS else False
-
-
-def _allow_rule_allows(rule: str, tool: str, tool_input: Mapping[str, Any], root: Path) -> bool:
-    """An allow rule lets a Bash line through only when every part of it matches."""
-    if not rule_matches(rule, tool, tool_input, root):
-        return False
-    if tool != "Bash":
-        return True
-    command = str(tool_input.get("command", ""))
-    parsed = parse_rule(rule)
-    content = parsed[1] if parsed else None
-    if content in {None, "", "*"}:
-        return True
-    assert content is not None
-    parts = list(shell.simple_commands(command))
-    single = shell.is_single_simple_command(command)
-    return single and all(_bash_rule_matches(content, p) for p in parts)
 
 
 # -- allowedPrompts ---------------------------------------------------------------------------
@@ -407,9 +294,7 @@ def _decide_outside_plan(
     for rule in context.ask_rules:
         if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
             return ask(f"The ask rule {rule!r} in settings asks for {tool}.", RULE_SETTINGS_ASK)
-    if any(
-        _allow_rule_allows(rule, tool, tool_input, context.root) for rule in context.allow_rules
-    ):
+    if any(allow_rule_allows(rule, tool, tool_input, context.root) for rule in context.allow_rules):
         return allow(RULE_SETTINGS_ALLOW)
     if tool == "Bash":
         command = tool_input.get("command")
