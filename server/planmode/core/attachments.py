@@ -65,10 +65,6 @@ def on_plan_entered(counter: TurnCounter) -> TurnCounter:
     return replace(counter, turns_since_attachment=None)
 
 
-def on_plan_exited(counter: TurnCounter) -> TurnCounter:
-    return TurnCounter()
-
-
 def next_turn(
     modes: ModeState,
     counter: TurnCounter,
