@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planmode.core.review import lsp_lines
+from planmode.core.lines import lsp_lines
 from planmode.lsp import buffers
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "d\r", "e", "", "😀\n", "f"]), max_size=9)
@@ -24,7 +24,7 @@ def utf16_offset(line: str, character: int) -> int:
 
 def apply(old: str, edits: list) -> str:
     """What an editor makes of ``old`` with ``edits`` (LSP positions, applied back to front)."""
-    lines = lsp_lines(old)
+    lines = lsp_lines(old, keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from planmode.core.lines import lsp_lines
 from planmode.core.workflow import CAP_LINE_LIMIT
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -20,12 +21,6 @@ SOURCE = "planmode"
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _VERIFICATION = re.compile(r"\b(verif\w*|test\w*|validat\w*|check\w*)\b", re.I)
-
-
-def lsp_lines(text: str) -> list[str]:
-    """The lines as an editor counts them: only LF, CRLF and CR end one (not FF, U+2028)."""
-    lines = re.split(r"\r\n|\r|\n", text)
-    return lines[:-1] if lines[-1] == "" else lines
 
 
 @dataclass(frozen=True)

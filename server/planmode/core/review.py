@@ -9,10 +9,10 @@ puts the seen lines back into the plan (the caller applies that as an editor edi
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 
 from planmode.core.linediff import opcodes
+from planmode.core.lines import lsp_lines
 
 
 @dataclass(frozen=True)
@@ -43,20 +43,11 @@ class Hunk:
         return len(self.new_lines), len(self.old_lines)
 
 
-# Only \n, \r\n and \r end a line in LSP (str.splitlines also splits on \f, \u2028, ...):
-# hunk line numbers must be the editor's.
-_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def lsp_lines(text: str) -> list[str]:
-    return _LSP_LINE.findall(text)
-
-
 def hunks(seen: str, current: str) -> list[Hunk]:
     """The changes from ``seen`` to ``current``, one per contiguous block of changed lines."""
     if seen == current:
         return []
-    old, new = lsp_lines(seen), lsp_lines(current)
+    old, new = lsp_lines(seen, keepends=True), lsp_lines(current, keepends=True)
     return [
         Hunk(j1, tuple(new[j1:j2]), i1, tuple(old[i1:i2]))
         for tag, i1, i2, j1, j2 in opcodes(old, new)
@@ -66,7 +57,7 @@ def hunks(seen: str, current: str) -> list[Hunk]:
 
 def keep(seen: str, current: str, hunk: Hunk) -> str:
     """The seen text with ``hunk`` accepted: its new lines take the old ones' place."""
-    old = lsp_lines(seen)
+    old = lsp_lines(seen, keepends=True)
     if tuple(old[hunk.seen_start : hunk.seen_start + len(hunk.old_lines)]) != hunk.old_lines:
         raise ValueError("the hunk no longer matches what was seen")
     return "".join(
@@ -76,7 +67,7 @@ def keep(seen: str, current: str, hunk: Hunk) -> str:
 
 def undo(current: str, hunk: Hunk) -> str:
     """The current text with ``hunk`` reverted to the seen lines."""
-    new = lsp_lines(current)
+    new = lsp_lines(current, keepends=True)
     if tuple(new[hunk.start : hunk.start + len(hunk.new_lines)]) != hunk.new_lines:
         raise ValueError("the hunk no longer matches the plan")
     return "".join(

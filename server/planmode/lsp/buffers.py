@@ -30,8 +30,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from planmode.core.linediff import opcodes
+from planmode.core.lines import lsp_lines
 from planmode.core.plans import write_atomic
-from planmode.core.review import lsp_lines
 from planmode.lsp.server import PlanModeServer, disk_text
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def _utf16_len(text: str) -> int:
 
 def line_edits(old: str, new: str) -> list[types.TextEdit]:
     """Line-granular edits turning ``old`` into ``new`` (only the changed lines are touched)."""
-    before, after = lsp_lines(old), lsp_lines(new)
+    before, after = lsp_lines(old, keepends=True), lsp_lines(new, keepends=True)
 
     def position(index: int) -> types.Position:
         """Where line ``index`` of ``old`` starts (the end of the text past its last line)."""

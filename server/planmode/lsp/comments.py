@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from planmode.core import comments
 from planmode.core.comments import Comment
-from planmode.core.diagnostics import lsp_lines
+from planmode.core.lines import lsp_lines
 from planmode.lsp.server import PlanModeServer
 
 SOURCE = "planmode review"

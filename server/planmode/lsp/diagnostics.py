@@ -6,7 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from planmode.core.diagnostics import SOURCE, lsp_lines, plan_diagnostics
+from planmode.core.diagnostics import SOURCE, plan_diagnostics
+from planmode.core.lines import lsp_lines
 from planmode.lsp import comments
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
