@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 
@@ -17,29 +16,32 @@ from planmode.core.comments import delivered, parse, strip_comments
 from planmode.core.review import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
+from planmode.lsp.models import ApproveParams, HunkParams, RejectParams, WireParams
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
 def lens(
-    line: int, title: str, command: str, argument: dict[str, Any], tooltip: str | None = None
+    line: int, title: str, command: str, argument: WireParams, tooltip: str | None = None
 ) -> types.CodeLens:
-    """A lens at the start of ``line`` running ``command`` with one object argument."""
+    """A lens at the start of ``line`` running ``command`` with ``argument``, the params of the
+    command it runs, as its one argument (in their wire form)."""
     at = types.Position(line=line, character=0)
     return types.CodeLens(
         range=types.Range(start=at, end=at),
-        command=types.Command(title=title, command=command, arguments=[argument], tooltip=tooltip),
+        command=types.Command(
+            title=title, command=command, arguments=[argument.wire()], tooltip=tooltip
+        ),
     )
 
 
 def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
     # The lenses deliver the plan's review comments: notes on approval, feedback on rejection.
-    approve_args: dict[str, Any] = {
-        "approvalId": approval.approval_id,
-        "planSha256": plan_digest(current),
-        "includeComments": True,
-    }
-    if approval.session_id:
-        approve_args["sessionId"] = approval.session_id
+    approve_args = ApproveParams.build(
+        approval_id=approval.approval_id,
+        session_id=approval.session_id or None,
+        plan_sha256=plan_digest(current),
+        include_comments=True,
+    )
     # Review comments are not plan content: writing one is not an edit of the plan.
     submitted, body = strip_comments(approval.submitted_plan), strip_comments(current)
     title = approve_lens_title(submitted, body, unreviewed)
@@ -53,18 +55,18 @@ def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> li
         tooltip = "Approving also allows these commands without asking:\n" + "\n".join(
             f"• {rule.describe()}" for rule in rules
         )
-    reject_args = {
-        "approvalId": approval.approval_id,
-        "sessionId": approval.session_id,
-        "includeComments": True,
-    }
+    reject_args = RejectParams.build(
+        approval_id=approval.approval_id,
+        session_id=approval.session_id or None,
+        include_comments=True,
+    )
     return [
         lens(0, title, protocol.COMMAND_APPROVE, approve_args, tooltip),
         lens(
             0,
             accept_edits_title,
             protocol.COMMAND_APPROVE,
-            {**approve_args, "mode": "acceptEdits"},
+            approve_args.model_copy(update={"mode": "acceptEdits"}),
             tooltip,
         ),
         lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
@@ -81,7 +83,7 @@ def reject_lens_title(current: str) -> str:
 
 def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
     """Keep and Undo over one changed hunk of an agent's revision."""
-    args = {"path": str(path), "hunkId": hunk.id}
+    args = HunkParams.build(path=str(path), hunk_id=hunk.id)
     added, removed = hunk.counts
     return [
         lens(hunk.start, f"Keep (+{added} −{removed})", protocol.COMMAND_KEEP_HUNK, args),
@@ -91,13 +93,13 @@ def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
 
 def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLens]:
     """The lead's lenses on a teammate's plan: the same commands, the request id as approvalId."""
-    args = {"approvalId": request.request_id, "planSha256": plan_digest(current)}
+    args = ApproveParams.build(approval_id=request.request_id, plan_sha256=plan_digest(current))
     body = strip_comments(current)
     edited = approve_lens_title(strip_comments(request.plan), body)
     title = f"{protocol.LENS_APPROVE} from {request.agent}" + edited.removeprefix(
         protocol.LENS_APPROVE
     )
-    reject_args = {"approvalId": request.request_id, "includeComments": True}
+    reject_args = RejectParams.build(approval_id=request.request_id, include_comments=True)
     return [
         lens(0, title, protocol.COMMAND_APPROVE, args),
         lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),

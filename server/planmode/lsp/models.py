@@ -2,13 +2,13 @@
 
 Fields are snake_case in Python and camelCase on the wire (``alias_generator=to_camel``). The
 wire accepts only the camelCase names: a snake_case key is an unknown key, as it always was (the
-server builds params from Python names with ``model_validate(..., by_name=True)``). Results
+server builds params from Python names with :meth:`WireParams.build`). Results
 and notifications are in :mod:`planmode.lsp.payloads`.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import InvalidParams
 from planmode.core.modes import PermissionMode
+from planmode.core.plans import SAFE_ID_RE
 
 
 class WireParams(BaseModel):
@@ -30,6 +31,18 @@ class WireParams(BaseModel):
         frozen=True,
         extra="ignore",
     )
+
+    @classmethod
+    def build(cls, **fields: Any) -> Self:
+        """Params the server sends (a lens's argument, a request to another server), from
+        Python names; ValidationError when a value is not what the receiver accepts."""
+        return cls.model_validate(fields, by_name=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object sent: only the fields that differ from their default (the receiver
+        assumes the default for an absent field), so no field is sent as null."""
+        data: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        return data
 
 
 class Params(WireParams):
@@ -104,8 +117,9 @@ class RejectParams(Params):
 
 class TeammateKeyParams(Params):
     root: str = Field(min_length=1)
-    team_name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
-    agent_name: str = Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+    # The names a teammate's server accepts in its settings (they name its inbox).
+    team_name: str = Field(pattern=SAFE_ID_RE.pattern)
+    agent_name: str = Field(pattern=SAFE_ID_RE.pattern)
     request_id: str = Field(min_length=1, max_length=300)
     key: str = Field(pattern=r"^[0-9a-f]{64}$")
     plan_sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
