@@ -21,12 +21,14 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from planmode.core.errors import InvalidParams
 from planmode.core.session import Session
 from planmode.discovery import Connection, NoServer, RpcError
 from planmode.lsp import protocol
 from planmode.lsp.endpoint import SERVER_INFO, runtime_base
-from planmode.lsp.models import TeammateKeyParams
+from planmode.lsp.models import TeammateKeyParams, describe_validation_error
 from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeServer
 
@@ -73,14 +75,24 @@ async def deliver(server: PlanModeServer, session: Session) -> bool:
     if held is None or teammate is None:
         return False
     request_id, key, digest = held
-    params = {
-        "root": str(server.service.root),
-        "teamName": teammate.teamName,
-        "agentName": teammate.agentName,
-        "requestId": request_id,
-        "key": key.hex(),
-        "planSha256": digest,
-    }
+    try:
+        params = TeammateKeyParams.build(
+            root=str(server.service.root),
+            team_name=teammate.teamName,
+            agent_name=teammate.agentName,
+            request_id=request_id,
+            key=key.hex(),
+            plan_sha256=digest,
+        ).wire()
+    except ValidationError as exc:
+        # What every lead's server would refuse (a team or agent name it does not accept, say)
+        # is not sent: the same outcome, the request is not shown to the lead, said once here.
+        log.warning(
+            "the key of %s is not sent to the lead's servers: %s",
+            request_id,
+            describe_validation_error(exc, protocol.TEAMMATE_KEY),
+        )
+        return False
     own = server.endpoint.socket_path if server.endpoint is not None else None
     sockets = lead_sockets(server.service.root, own)
     taken = await asyncio.to_thread(lambda: [_push(sock, params) for sock in sockets])
