@@ -4,9 +4,9 @@ argument and result, every notification's params.
 It is generated from the models the server registers (:mod:`planmode.lsp.models`,
 :mod:`planmode.lsp.payloads`) into ``vscode-client/test/unit/wire-schema.json``, where the
 client's unit tests check its TypeScript types against it (docs/protocol.md, "Shapes and
-schema").
-``make schema`` (``python -m planmode.lsp.schema``) writes it; a unit test fails when the
-committed file is stale.
+schema"). ``make schema`` (``python -m planmode.lsp.schema [FILE]``) writes it, into the
+repository this module is in unless FILE is given; a unit test fails when the committed file
+is stale.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from planmode.lsp.app import create_server
 from planmode.lsp.payloads import NOTIFICATIONS
 from planmode.lsp.server import WireMethod
 
+# The schema's place in the repository, and the repository of this module (an editable
+# install, as `make install` makes): never the working directory.
 SCHEMA_PATH = Path("vscode-client/test/unit/wire-schema.json")
+REPO = Path(__file__).resolve().parents[3]
 REF_TEMPLATE = "#/$defs/{model}"
 
 
@@ -83,7 +86,11 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    target = Path(argv[0]) if argv else SCHEMA_PATH
+    target = Path(argv[0]) if argv else REPO / SCHEMA_PATH
+    if not target.parent.is_dir():
+        # Installed from a wheel, this module is in no repository: the file must be named.
+        sys.stderr.write(f"cannot write {target}: {target.parent} is not a directory\n")
+        return 2
     target.write_text(render(), encoding="utf-8")
     sys.stderr.write(f"wrote {target}\n")
     return 0
