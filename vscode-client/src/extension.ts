@@ -11,7 +11,14 @@ import { COMMANDS } from "./commands";
 import { ReviewComments } from "./comments";
 import { SubmittedPlanProvider, showPlanChanges } from "./planDiff";
 import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
-import { grantsText, SessionTracker, type Approval, type SessionState } from "./state";
+import {
+  grantsText,
+  SessionTracker,
+  type Approval,
+  type EnterResult,
+  type OkResult,
+  type SessionState,
+} from "./state";
 import { SOURCE_LABELS } from "./resolve";
 import {
   MODES,
@@ -175,7 +182,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     controller,
     vscode.workspace.registerTextDocumentContentProvider(SUBMITTED_PLAN_SCHEME, submitted),
     vscode.commands.registerCommand(COMMANDS.enter, async () => {
-      const result = await request<{ message: string; state: SessionState }>(ENTER, {});
+      const result = await request<EnterResult>(ENTER, {});
       if (result !== undefined) {
         sessions.update(result.state);
         render(view(sessions.current()));
@@ -196,18 +203,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMANDS.approve, async () => {
       const approval = pendingApproval();
       if (approval && (await confirmGrants(approval)))
-        await request(APPROVE, approveParams(approval));
+        await request<OkResult>(APPROVE, approveParams(approval));
     }),
     vscode.commands.registerCommand(COMMANDS.approveAcceptEdits, async () => {
       const approval = pendingApproval();
       if (approval && (await confirmGrants(approval)))
-        await request(APPROVE, approveParams(approval, "acceptEdits"));
+        await request<OkResult>(APPROVE, approveParams(approval, "acceptEdits"));
     }),
     vscode.commands.registerCommand(COMMANDS.reject, async () => {
       const approval = pendingApproval();
       if (approval === undefined) return;
       const feedback = await askRejectFeedback();
-      if (feedback !== undefined) await request(REJECT, rejectParams(approval, feedback));
+      if (feedback !== undefined) await request<OkResult>(REJECT, rejectParams(approval, feedback));
     }),
     vscode.commands.registerCommand(COMMANDS.showChanges, async () => {
       const approval = pendingApproval();

@@ -84,6 +84,18 @@ export interface SessionState {
   sandbox?: SandboxState;
 }
 
+/** The result of `planMode/enter`: the session's state once in plan mode. */
+export interface EnterResult {
+  message: string;
+  state: SessionState;
+}
+
+/** The result of a decision (`planMode/approve`, `planMode/reject`): `ok: false` says why. */
+export interface OkResult {
+  ok: boolean;
+  failureReason?: string;
+}
+
 /**
  * The states of every session the server told us about, and the one to show.
  *
