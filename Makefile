@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install demo check test unit e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code
+.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -43,8 +43,12 @@ vscode: $(NODE_STAMP) install
 ## vscode-test: the client's unit tests, then real VS Code (code-server) end to end
 # Unit tests, then real VS Code end to end (scripts/setup-e2e.sh installs Debian packages and
 # code-server into $(CLIENT)/.e2e/ on the first run).
-vscode-test: install vscode
-	cd $(CLIENT) && npm run --silent test:unit && npm run --silent test:e2e
+vscode-test: install vscode unit-client
+	cd $(CLIENT) && npm run --silent test:e2e
+
+## unit-client: the client's unit tests (node --test; its types against the wire's schema)
+unit-client: $(NODE_STAMP)
+	cd $(CLIENT) && npm run --silent test:unit
 
 ## lint-client: the client's eslint and prettier --check
 # The client's eslint (typescript-eslint, type-checked) and prettier --check; `npm run format`
@@ -64,7 +68,7 @@ demo: install
 
 ## check: lint (Python and client), types and unit tests: the fast loop (no editors)
 # Installs only .venv and the client's node_modules.
-check: lint lint-client typecheck unit
+check: lint lint-client typecheck unit unit-client
 
 ## test: everything CI runs: lint, types, the client, every Python test with real editors
 test: install editors claude-code lint lint-client typecheck vscode-test
