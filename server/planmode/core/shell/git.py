@@ -239,66 +239,75 @@ def _git_config_subcommand(options: list[str]) -> str | None:
     return None
 
 
-def _git_branch(options: list[str]) -> str | None:
-    listing = names(
-        """-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color -i
-        --ignore-case --no-column --omit-empty --no-abbrev"""
-    )
-    valued = names("--sort --format --color --column --abbrev")
-    filters = names("--contains --no-contains --merged --no-merged --points-at")
+# git branch and git tag list with these, and create with a bare NAME operand.
+_LISTING_FILTERS = names("--contains --no-contains --merged --no-merged --points-at")
+_BRANCH_LISTING = names(
+    """-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color -i
+    --ignore-case --no-column --omit-empty --no-abbrev"""
+)
+_TAG_LISTING = names("-l --list -i --ignore-case --no-column --omit-empty")
+
+
+def _branch_listing(option: str) -> bool | None:
+    """None when ``option`` is no listing option of git branch, else whether it asks for the
+    list by itself (``--list``, or ``-l`` in a cluster of short ones)."""
+    if option in _BRANCH_LISTING or re.fullmatch(r"-[arvli]+", option):
+        return option == "--list" or (option[1:2] != "-" and "l" in option)
+    return None
+
+
+def _tag_listing(option: str) -> bool | None:
+    """The same for git tag, whose ``-n<count>`` lists with annotations."""
+    if option in _TAG_LISTING:
+        return option in {"-l", "--list"}
+    if re.fullmatch(r"-n\d*", option):
+        return True
+    return None
+
+
+def _listing_only(
+    sub: str,
+    things: str,
+    options: list[str],
+    listing: Callable[[str], bool | None],
+    valued: frozenset[str],
+) -> str | None:
+    """git branch/tag only when they list: every option lists, shapes the list or filters it
+    (the filters list by themselves), and a NAME operand only beside an option that lists (it
+    is then a pattern, else git creates it)."""
     listed = False
     operands = 0
     rest = list(options)
     while rest:
         option = rest.pop(0)
         name = option.partition("=")[0]
-        if option in listing or re.fullmatch(r"-[arvli]+", option):
-            listed = listed or option == "--list" or (option[1:2] != "-" and "l" in option)
+        lists = listing(option)
+        if lists is not None:
+            listed = listed or lists
             continue
         if name in valued:
             continue
-        if name in filters:
+        if name in _LISTING_FILTERS:
             listed = True
             if "=" not in option and rest and not rest[0].startswith("-"):
                 rest.pop(0)  # the commit the filter takes
             continue
         if option.startswith("-"):
-            return f"git branch {option} changes branches"
+            return f"git {sub} {option} changes {things}"
         operands += 1
     if operands and not listed:
-        return "git branch NAME creates a branch"
+        return f"git {sub} NAME creates a {sub}"
     return None
+
+
+def _git_branch(options: list[str]) -> str | None:
+    valued = names("--sort --format --color --column --abbrev")
+    return _listing_only("branch", "branches", options, _branch_listing, valued)
 
 
 def _git_tag(options: list[str]) -> str | None:
-    listing = names("-l --list -i --ignore-case --no-column --omit-empty")
     valued = names("--sort --format --color --column")
-    filters = names("--contains --no-contains --merged --no-merged --points-at")
-    listed = False
-    operands = 0
-    rest = list(options)
-    while rest:
-        option = rest.pop(0)
-        name = option.partition("=")[0]
-        if option in listing:
-            listed = listed or option in {"-l", "--list"}
-            continue
-        if re.fullmatch(r"-n\d*", option):
-            listed = True
-            continue
-        if name in valued:
-            continue
-        if name in filters:
-            listed = True
-            if "=" not in option and rest and not rest[0].startswith("-"):
-                rest.pop(0)
-            continue
-        if option.startswith("-"):
-            return f"git tag {option} changes tags"
-        operands += 1
-    if operands and not listed:
-        return "git tag NAME creates a tag"
-    return None
+    return _listing_only("tag", "tags", options, _tag_listing, valued)
 
 
 def _git_stash(options: list[str]) -> str | None:
