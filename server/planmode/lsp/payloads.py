@@ -243,6 +243,9 @@ class SandboxedCommand(Payload):
     mechanism: str
     argv: list[str]
     command: str
+    # Runs the program and arguments appended to it in the same sandbox (an agent's own shell
+    # line: Claude Code's shell prefix, docs/claude-code.md).
+    prefix: list[str]
     required: bool
 
 

@@ -28,14 +28,22 @@ ENV_PROGRAM = "/usr/bin/env"
 @dataclass(frozen=True)
 class Wrapped:
     """A command made to run inside the sandbox: ``argv`` to execute directly, or ``command``
-    for a shell (the same thing, quoted)."""
+    for a shell (the same thing, quoted). ``prefix`` runs whatever program and arguments are
+    appended to it in the same sandbox, with the same environment: how an agent that wraps its
+    own shell (Claude Code's shell prefix) sandboxes a command line it builds itself."""
 
     mechanism: str
     argv: list[str]
     command: str
+    prefix: list[str]
 
     def to_wire(self) -> dict[str, object]:
-        return {"mechanism": self.mechanism, "argv": self.argv, "command": self.command}
+        return {
+            "mechanism": self.mechanism,
+            "argv": self.argv,
+            "command": self.command,
+            "prefix": self.prefix,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,19 +77,19 @@ class Availability:
         (128 + N when signal N killed it, as bash reports it).
         """
         inner = [self.bash, "-c", command, "bash"]  # $0 as under a plain `bash -c`
-        if env:
-            inner = [ENV_PROGRAM, *(f"{key}={value}" for key, value in env.items()), *inner]
+        variables = [f"{key}={value}" for key, value in (env or {}).items()]
+        added = [ENV_PROGRAM, *variables] if variables else []
         if self.mechanism == BWRAP and self.bwrap and self.filter_path:
             _restore_filter(self.filter_path)
             hidden = [path for path in hide if os.path.isdir(path)]
-            outer = [*bwrap_argv(self.bwrap, hidden), "--", *inner]
+            outer = [*bwrap_argv(self.bwrap, hidden), "--", *added]
             # bwrap reads the filter from an open descriptor: /bin/sh opens it on fd 9.
-            argv = ["/bin/sh", "-c", f'exec "$@" {SECCOMP_FD}<"$0"', self.filter_path, *outer]
-            text = f"{shlex.join(outer)} {SECCOMP_FD}<{shlex.quote(self.filter_path)}"
-            return Wrapped(BWRAP, argv, text)
+            prefix = ["/bin/sh", "-c", f'exec "$@" {SECCOMP_FD}<"$0"', self.filter_path, *outer]
+            text = f"{shlex.join([*outer, *inner])} {SECCOMP_FD}<{shlex.quote(self.filter_path)}"
+            return Wrapped(BWRAP, [*prefix, *inner], text, prefix)
         if self.mechanism == LANDLOCK:
-            argv = [self.python, "-I", "-S", LAUNCHER, "run", "--", *inner]
-            return Wrapped(LANDLOCK, argv, shlex.join(argv))
+            prefix = [self.python, "-I", "-S", LAUNCHER, "run", "--", *added]
+            return Wrapped(LANDLOCK, [*prefix, *inner], shlex.join([*prefix, *inner]), prefix)
         return None
 
 
