@@ -74,12 +74,15 @@ check: lint lint-client typecheck unit unit-client
 test: install editors claude-code lint lint-client typecheck vscode-test
 	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
-## editors: Neovim, Emacs, tmux and bubblewrap for the end-to-end tests (apt-get, once)
-# Real editors the end-to-end tests drive, and bubblewrap for the sandbox tests (Debian
-# packages; installed once, as root in CI).
+## editors: Neovim, Emacs, tmux, bubblewrap and iproute2 for the end-to-end tests (apt-get, once)
+# Real editors the end-to-end tests drive, bubblewrap for the sandbox tests, and iproute2's
+# `ip` and `ss`, which the sandbox tests run inside it (Debian packages; installed once, as
+# root in CI).
 editors:
 	@command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 	@command -v bwrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap; }
+	@command -v ip >/dev/null && command -v ss >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq iproute2; }
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
 	@# Emacs 28 with eglot 1.9, lsp-mode and markdown-mode (tests/e2e/test_emacs.py).
 	@command -v dpkg >/dev/null || exit 0; missing=""; \

@@ -6,12 +6,15 @@ Each mechanism is tested where this machine has it (Landlock ABI >= 6; bwrap ins
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import shutil
 import signal
 import socket
 import struct
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -170,6 +173,104 @@ def test_no_unix_socket_and_no_server(sandbox: Availability, tmp_path: Path) -> 
     assert len(results) == 6
 
 
+# Each socket family or netlink protocol a command might open, and how (family, type,
+# protocol); a sandbox opens only those of READ_ONLY_SOCKETS.
+SOCKETS = {
+    "vsock": (40, socket.SOCK_STREAM, 0),
+    "packet": (17, socket.SOCK_RAW, 0),
+    "packet-dgram": (17, socket.SOCK_DGRAM, 0),
+    "key": (15, socket.SOCK_RAW, 2),
+    "alg": (38, socket.SOCK_SEQPACKET, 0),
+    "bluetooth": (31, socket.SOCK_RAW, 1),
+    "can": (29, socket.SOCK_RAW, 1),
+    "xdp": (44, socket.SOCK_RAW, 0),
+    "tipc": (30, socket.SOCK_RDM, 0),
+    "rds": (21, socket.SOCK_SEQPACKET, 0),
+    "netlink-usersock": (16, socket.SOCK_RAW, 2),
+    "netlink-audit": (16, socket.SOCK_RAW, 9),
+    "netlink-uevent": (16, socket.SOCK_RAW, 15),
+    "netlink-generic": (16, socket.SOCK_RAW, 16),
+    "netlink-route": (16, socket.SOCK_RAW, 0),
+    "netlink-sock-diag": (16, socket.SOCK_DGRAM, 4),
+    "inet-udp": (2, socket.SOCK_DGRAM, 0),
+    "inet6-tcp": (10, socket.SOCK_STREAM, 0),
+    "unix": (1, socket.SOCK_STREAM, 0),
+}
+READ_ONLY_SOCKETS = {"netlink-route", "netlink-sock-diag"}
+_OPEN_EACH = (
+    "import ctypes, errno, json, socket, sys\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "for name, args in json.loads(sys.argv[1]).items():\n"
+    "    try:\n"
+    "        s = socket.socket(*args)\n"
+    "    except OSError as e:\n"
+    "        print(name, errno.errorcode[e.errno]); continue\n"
+    "    if s.family == socket.AF_INET:  # bind with a netlink address's length: too short\n"
+    "        libc.bind(s.fileno(), ctypes.create_string_buffer(16), 12)\n"
+    "        print('inet-bind-12', errno.errorcode[ctypes.get_errno()])\n"
+    "    print(name, 'ok')\n"
+)
+
+
+def test_only_the_read_only_socket_families_open(sandbox: Availability, tmp_path: Path) -> None:
+    table = json.dumps({name: [int(arg) for arg in args] for name, args in SOCKETS.items()})
+    script = f"{_q(sys.executable)} -c {_q(_OPEN_EACH)} {_q(table)}"
+    done = run_in(sandbox, script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    opened = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    internet = sandbox.mechanism == BWRAP  # its network namespace is empty
+    expected = {
+        name: "ok"
+        if name in READ_ONLY_SOCKETS or (internet and name.startswith("inet"))
+        else "EPERM"
+        if name in ("unix", "inet-udp", "inet6-tcp")
+        else "EPROTONOSUPPORT"
+        if name.startswith("netlink")
+        else "EAFNOSUPPORT"
+        for name in SOCKETS
+    }
+    if internet:
+        expected["inet-bind-12"] = "EINVAL"
+    assert opened == expected
+
+
+def test_network_state_reads_but_does_not_change(sandbox: Availability, tmp_path: Path) -> None:
+    """`ip`, `ss` and getifaddrs work (netlink); changing an address or destroying a socket
+    through it does not (no capability)."""
+    for tool in ("ip", "ss", "hostname"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed (make editors installs iproute2)")
+    address = f"203.0.113.{os.getpid() % 200 + 20}"
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    port = client.getsockname()[1]
+    try:
+        reads = {
+            "ip -o addr show dev lo": "127.0.0.1",
+            "ss -tln": "State",
+            "hostname -I": "",
+            f"{_q(sys.executable)} -c 'import socket; print(socket.if_nameindex())'": "'lo'",
+        }
+        for command, expected in reads.items():
+            done = run_in(sandbox, command, tmp_path)
+            assert (done.returncode, done.stderr) == (0, ""), command
+            assert expected in done.stdout, command
+        added = run_in(sandbox, f"ip addr add {address}/32 dev lo", tmp_path)
+        assert added.returncode != 0 and "Operation not permitted" in added.stderr
+        run_in(sandbox, f"ss -K 'dport = :{port}'", tmp_path)  # SOCK_DESTROY
+        client.sendall(b"x")
+        accepted.settimeout(5)
+        assert accepted.recv(1) == b"x", "a socket outside was destroyed"
+    finally:
+        for each in (accepted, client, server):
+            each.close()
+        outside = subprocess.run(["ip", "-o", "addr", "show", "dev", "lo"], capture_output=True)
+        if address.encode() in outside.stdout:
+            subprocess.run(["ip", "addr", "del", f"{address}/32", "dev", "lo"])
+            pytest.fail(f"the sandbox added {address} to the machine's loopback")
+
+
 def test_no_signal_reaches_outside(sandbox: Availability, tmp_path: Path) -> None:
     victim = subprocess.Popen(["sleep", "30"])
     try:
@@ -255,8 +356,8 @@ def test_filter_is_well_formed() -> None:
     arch = seccomp.native_arch()
     if arch is None:
         pytest.skip("no seccomp table for this machine")
-    for no_inet in (False, True):
-        program = seccomp.build_filter(arch, no_inet)
+    for internet in (True, False):
+        program = seccomp.build_filter(arch, internet)
         assert len(program) % 8 == 0 and 0 < len(program) // 8 < 4096
         records = [struct.unpack("<HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
         # First the architecture check, last instructions are returns.
@@ -265,6 +366,101 @@ def test_filter_is_well_formed() -> None:
         for index, (code, jt, jf, _k) in enumerate(records):
             if code & 0x07 == 0x05:  # jumps stay inside the program
                 assert index + 1 + max(jt, jf) < len(records)
+
+
+def verdict(program: bytes, arch: seccomp.Arch, call: str, *args: int, nr: int = -1) -> int:
+    """What the filter answers for one system call: a classic BPF interpreter for the
+    instructions seccomp.py emits, run over ``struct seccomp_data``."""
+    number = arch.numbers[call] if nr < 0 else nr
+    padded = [*args, 0, 0, 0, 0, 0, 0][:6]
+    data = struct.pack("<IIQ6Q", number, arch.audit, 0, *padded)
+    records: list[tuple[int, int, int, int]] = [
+        struct.unpack("<HBBI", program[i : i + 8]) for i in range(0, len(program), 8)
+    ]
+    pc = acc = 0
+    while True:
+        code, jt, jf, k = records[pc]
+        pc += 1
+        if code == 0x20:  # ld [k]
+            (acc,) = struct.unpack_from("<I", data, k)
+        elif code == 0x54:  # and #k
+            acc &= k
+        elif code == 0x06:  # ret #k
+            return k
+        elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset #k
+            taken = {0x15: acc == k, 0x35: acc >= k, 0x45: acc & k != 0}[code]
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"opcode {code:#x} not interpreted")
+
+
+ALLOW, KILL = seccomp.RET_ALLOW, seccomp.RET_KILL_PROCESS
+EPERM = seccomp.RET_ERRNO | errno.EPERM
+EAFNOSUPPORT = seccomp.RET_ERRNO | errno.EAFNOSUPPORT
+EPROTONOSUPPORT = seccomp.RET_ERRNO | errno.EPROTONOSUPPORT
+AF_VSOCK, AF_PACKET, AF_KEY, AF_ALG, AF_XDP = 40, 17, 15, 38, 44
+AF_BLUETOOTH, AF_CAN, AF_TIPC, AF_RDS = 31, 29, 30, 21
+NETLINK_USERSOCK, NETLINK_AUDIT, NETLINK_KOBJECT_UEVENT, NETLINK_GENERIC = 2, 9, 15, 16
+
+
+@pytest.mark.parametrize("arch", [seccomp.X86_64, seccomp.AARCH64], ids=lambda a: a.name)
+@pytest.mark.parametrize("internet", [True, False], ids=["bwrap", "landlock"])
+def test_sockets_are_an_allow_list(arch: seccomp.Arch, internet: bool) -> None:
+    program = seccomp.build_filter(arch, internet)
+
+    def opened(family: int, kind: int = socket.SOCK_STREAM, protocol: int = 0) -> int:
+        return verdict(program, arch, "socket", family, kind, protocol)
+
+    # Netlink, read-only protocols only (SOCK_DGRAM is the same as SOCK_RAW there).
+    assert opened(seccomp.AF_NETLINK, socket.SOCK_RAW, seccomp.NETLINK_ROUTE) == ALLOW
+    assert opened(seccomp.AF_NETLINK, socket.SOCK_DGRAM, seccomp.NETLINK_SOCK_DIAG) == ALLOW
+    for protocol in (NETLINK_USERSOCK, NETLINK_AUDIT, NETLINK_KOBJECT_UEVENT, NETLINK_GENERIC):
+        assert opened(seccomp.AF_NETLINK, socket.SOCK_RAW, protocol) == EPROTONOSUPPORT
+    # Internet only where the network namespace is the sandbox's own.
+    for family in (seccomp.AF_INET, seccomp.AF_INET6):
+        for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+            assert opened(family, kind) == (ALLOW if internet else EPERM)
+    assert opened(seccomp.AF_UNIX) == EPERM
+    assert opened(seccomp.AF_UNIX, socket.SOCK_DGRAM) == EPERM
+    others = [AF_VSOCK, AF_PACKET, AF_KEY, AF_ALG, AF_XDP, AF_BLUETOOTH, AF_CAN, AF_TIPC, AF_RDS]
+    for family in [*others, 0, 46, 255, 0xFFFFFFFF]:
+        assert opened(family) == EAFNOSUPPORT, family
+    # The kernel reads an int: only the low 32 bits count, here too.
+    assert opened((1 << 32) | AF_VSOCK) == EAFNOSUPPORT
+    assert opened((1 << 32) | seccomp.AF_UNIX) == EPERM
+
+    def paired(family: int, kind: int, protocol: int = 0) -> int:
+        return verdict(program, arch, "socketpair", family, kind, protocol)
+
+    assert paired(seccomp.AF_UNIX, socket.SOCK_STREAM) == ALLOW
+    assert paired(seccomp.AF_UNIX, socket.SOCK_SEQPACKET) == ALLOW
+    cloexec_dgram = socket.SOCK_DGRAM | socket.SOCK_CLOEXEC
+    assert paired(seccomp.AF_UNIX, cloexec_dgram) == EPERM
+    assert paired(AF_VSOCK, socket.SOCK_STREAM) == EAFNOSUPPORT
+    assert paired(AF_TIPC, socket.SOCK_SEQPACKET) == EAFNOSUPPORT
+    assert paired(seccomp.AF_NETLINK, socket.SOCK_RAW, NETLINK_USERSOCK) == EPROTONOSUPPORT
+
+    # bind: only a netlink address's length (sockaddr_in is 16, sockaddr_in6 28).
+    assert verdict(program, arch, "bind", 3, 0x1000, seccomp.SOCKADDR_NL_SIZE) == ALLOW
+    for length in (2, 16, 28, 110):
+        assert verdict(program, arch, "bind", 3, 0x1000, length) == EPERM
+    for call in ("listen", "accept", "accept4"):
+        assert verdict(program, arch, call, 3) == EPERM
+    close = 3 if arch is seccomp.X86_64 else 57
+    assert verdict(program, arch, "close", 3, nr=close) == ALLOW
+
+
+def test_a_foreign_abi_is_killed() -> None:
+    program = seccomp.build_filter(seccomp.X86_64)
+    # x32: the x86-64 audit number with bit 30 set in the call number (its socket is 41 too).
+    x32_socket = 0x40000000 | 41
+    assert verdict(program, seccomp.X86_64, "socket", AF_VSOCK, nr=x32_socket) == KILL
+    # i386 through int 0x80 (socketcall is 102 there): another audit number.
+    i386 = seccomp.Arch("i386", 0x40000003, {"socketcall": 102})
+    assert verdict(program, i386, "socketcall", 1) == KILL
+    # 32-bit arm under aarch64.
+    arm = seccomp.Arch("arm", 0x40000028, {"socket": 281})
+    assert verdict(seccomp.build_filter(seccomp.AARCH64), arm, "socket", AF_VSOCK) == KILL
 
 
 def test_unknown_architecture_has_no_table(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -132,7 +132,7 @@ def run(argv: list[str]) -> int:
     if arch is None:
         sys.stderr.write("planmode sandbox: no seccomp table for this architecture\n")
         return EXIT_CONFINEMENT_FAILED
-    program = seccomp.build_filter(arch, no_inet=True)
+    program = seccomp.build_filter(arch, internet=False)
     parent = "/var/tmp" if os.access("/var/tmp", os.W_OK) else "/tmp"
     tmp = os.path.join(parent, f"planmode-sandbox-{os.urandom(8).hex()}")
     os.mkdir(tmp, 0o700)

@@ -2,13 +2,21 @@
 
 It refuses what the file system and namespaces cannot express (see docs/sandbox.md):
 
-* Unix-domain sockets: ``socket(AF_UNIX)`` and datagram ``socketpair`` — a pathname socket
-  (the agent endpoint, the Docker or D-Bus daemon, a tmux server) would let a command act
-  outside the sandbox, and connecting to one needs only read access to the directory.
-  Stream ``socketpair`` stays allowed: it cannot reach anything outside (many runtimes use it
-  for pipes).
-* Internet sockets where the mechanism has no network namespace of its own (``no_inet``).
-* Serving: ``bind``, ``listen``, ``accept``, ``accept4``.
+* Every socket family but the few a read-only command needs. Allowed: netlink, only its
+  read-only protocols (``READ_ONLY_NETLINK``: ``ip``, ``ss``, getifaddrs), and AF_INET and
+  AF_INET6 where the command has an empty network namespace of its own (``internet``).
+  Refused with EPERM: Unix-domain sockets — a pathname socket (the agent endpoint, the
+  Docker or D-Bus daemon, a tmux server) would let a command act outside the sandbox, and
+  connecting to one needs only read access to the directory — and Internet sockets without
+  ``internet``: families every kernel has, refused by policy. Refused with EAFNOSUPPORT:
+  every other family (vsock, which no network namespace covers, packet, AF_ALG, Bluetooth…),
+  what a kernel built without it answers, so programs that probe take their usual path; a
+  netlink protocol off the list gets EPROTONOSUPPORT for the same reason.
+* ``socketpair``: the same families; of Unix sockets only stream pairs (many runtimes use
+  them for pipes, and they reach nothing outside), not datagram ones, which could send to a
+  pathname socket.
+* Serving: ``listen``, ``accept``, ``accept4``, and ``bind`` but with the length of a netlink
+  address (netlink users bind before they ask the kernel).
 * Leaving or reshaping the sandbox: new namespaces (``unshare``, ``setns``, ``clone`` with a
   ``CLONE_NEW*`` flag, ``clone3`` answers ENOSYS so libc falls back to ``clone``), mounts,
   ``chroot``; ``io_uring`` (its operations bypass this filter); ``ptrace`` and
@@ -19,7 +27,8 @@ It refuses what the file system and namespaces cannot express (see docs/sandbox.
 * Another system-call ABI than the native one (x32, or i386 through ``int 0x80``): killed,
   because the numbers above would mean other calls there.
 
-Every refusal is ``EPERM``: the program sees an ordinary permission error.
+Every other refusal is ``EPERM``: the program sees an ordinary permission error. There is no
+``socketcall`` to filter: x86-64 and aarch64 have none, and the 32-bit ABIs that do are killed.
 """
 
 from __future__ import annotations
@@ -47,8 +56,16 @@ def _arg(index: int) -> int:
     return 16 + 8 * index
 
 
-AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 SOCK_DGRAM = 2
+# The netlink protocols that only read — interfaces, addresses and routes (``ip``, glibc's
+# getifaddrs), socket tables (``ss``): every change through them needs CAP_NET_ADMIN, and
+# without it they cannot message another process either, only the kernel.
+NETLINK_ROUTE, NETLINK_SOCK_DIAG = 0, 4
+READ_ONLY_NETLINK = (NETLINK_ROUTE, NETLINK_SOCK_DIAG)
+# sizeof(struct sockaddr_nl): netlink users bind with it (glibc, iproute2); an Internet
+# socket refuses so short an address (EINVAL), and no Unix socket can listen.
+SOCKADDR_NL_SIZE = 12
 _SOCK_TYPE_MASK = 0xF
 # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME
 CLONE_NEW_MASK = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000
@@ -65,7 +82,7 @@ class Arch:
 
 
 _DENIED = (
-    "bind", "listen", "accept", "accept4",
+    "listen", "accept", "accept4",
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
     "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
@@ -156,9 +173,11 @@ class _Program:
         return offset
 
 
-def build_filter(arch: Arch, no_inet: bool = False) -> bytes:
+def build_filter(arch: Arch, internet: bool = True) -> bytes:
     """The filter as ``struct sock_filter`` records (8 bytes each), ready for
-    ``PR_SET_SECCOMP`` or bwrap's ``--seccomp FD``."""
+    ``PR_SET_SECCOMP`` or bwrap's ``--seccomp FD``. ``internet``: whether AF_INET and
+    AF_INET6 sockets may be opened — only where the command has an empty network namespace
+    of its own (bwrap)."""
     eperm = RET_ERRNO | errno.EPERM
     nr = arch.numbers
     p = _Program()
@@ -175,29 +194,49 @@ def build_filter(arch: Arch, no_inet: bool = False) -> bytes:
     p.op(_JEQ_K, nr["clone"], "clone", 0)
     p.op(_JEQ_K, nr["socket"], "socket", 0)
     p.op(_JEQ_K, nr["socketpair"], "socketpair", 0)
+    p.op(_JEQ_K, nr["bind"], "bind", 0)
     p.op(_RET_K, RET_ALLOW)
 
     p.label("clone")
     p.op(_LD_W_ABS, _arg(0))
     p.op(_JSET_K, CLONE_NEW_MASK, "eperm", "allow")
 
-    p.label("socket")
-    p.op(_LD_W_ABS, _arg(0))
-    p.op(_JEQ_K, AF_UNIX, "eperm", 0)
-    if no_inet:
-        p.op(_JEQ_K, AF_INET, "eperm", 0)
-        p.op(_JEQ_K, AF_INET6, "eperm", 0)
-    p.op(_RET_K, RET_ALLOW)
-
+    # socketpair: a stream pair of Unix sockets (it reaches nothing outside), else the
+    # families of socket() below.
     p.label("socketpair")
+    p.op(_LD_W_ABS, _arg(0))
+    p.op(_JEQ_K, AF_UNIX, 0, "family")
     p.op(_LD_W_ABS, _arg(1))
     p.op(_AND_K, _SOCK_TYPE_MASK)
     p.op(_JEQ_K, SOCK_DGRAM, "eperm", "allow")
+
+    # socket: an allow-list of families (the kernel reads the low 32 bits of an int argument,
+    # as this filter does). Refused: Unix and (without ``internet``) Internet with EPERM,
+    # every other family with EAFNOSUPPORT, another netlink protocol with EPROTONOSUPPORT.
+    p.label("socket")
+    p.op(_LD_W_ABS, _arg(0))
+    p.op(_JEQ_K, AF_UNIX, "eperm", 0)
+    p.label("family")
+    internet_socket = "allow" if internet else "eperm"
+    p.op(_JEQ_K, AF_INET, internet_socket, 0)
+    p.op(_JEQ_K, AF_INET6, internet_socket, 0)
+    p.op(_JEQ_K, AF_NETLINK, 0, "eafnosupport")
+    p.op(_LD_W_ABS, _arg(2))
+    for protocol in READ_ONLY_NETLINK:
+        p.op(_JEQ_K, protocol, "allow", 0)
+    p.op(_RET_K, RET_ERRNO | errno.EPROTONOSUPPORT)
+
+    # bind: only with the length of a netlink address (no listen, no accept: nothing serves).
+    p.label("bind")
+    p.op(_LD_W_ABS, _arg(2))
+    p.op(_JEQ_K, SOCKADDR_NL_SIZE, "allow", "eperm")
 
     p.label("allow")
     p.op(_RET_K, RET_ALLOW)
     p.label("eperm")
     p.op(_RET_K, eperm)
+    p.label("eafnosupport")
+    p.op(_RET_K, RET_ERRNO | errno.EAFNOSUPPORT)
     p.label("enosys")
     p.op(_RET_K, RET_ERRNO | errno.ENOSYS)
     p.label("kill")
