@@ -619,6 +619,64 @@ def test_any_text_at_all_gets_a_verdict(text: str) -> None:
     assert verdict.read_only or verdict.reason
 
 
+# -- 8. awk: the program is read token by token, as awk's lexer reads it ----------------------
+AWK_HIDDEN = [
+    # a '"' inside a regular expression or a comment is no string
+    """awk 'BEGIN{x=/"/;system("touch p")}#"'""",
+    """awk '/"/ {print} END {system("touch p")} #"'""",
+    """awk '# a "comment\n{ print > "out" }'""",
+    """awk '$0 ~ /"/ { "date" | getline d } #"'""",
+    """awk 'BEGIN { print "a" } /"/ { print | "sh" } #"'""",
+    # a "/" where awks disagree whether it divides or opens a regular expression
+    """awk 'BEGIN { print length /"/; system("touch p") #"/ }'""",
+    """awk '{ n++ /"/; system("touch p") #"/ }'""",
+    """awk '/[/]"/ { system("touch p") } #"'""",
+    # escapes inside strings
+    """awk 'BEGIN { s = "\\""; system("touch p") }'""",
+    """awk 'BEGIN { s = "a\\\\"; system("touch p") }'""",
+    """awk 'BEGIN { s = "a\\\n"; system("touch p") }'""",
+    # gawk's namespaces and indirect calls
+    """awk 'BEGIN { awk::system("touch p") }'""",
+    """awk 'BEGIN { f = "system"; @f("touch p") }'""",
+]
+
+
+@pytest.mark.parametrize("command", AWK_HIDDEN)
+def test_awk_constructs_hidden_behind_what_looks_like_a_string_are_denied(command: str) -> None:
+    denied(command)
+
+
+def test_the_awk_quote_attack_is_real(tmp_path: Path) -> None:
+    """Real awk runs system() behind the '"' of a regular expression: the test above can fail."""
+    subprocess.run(
+        ["bash", "-c", """awk 'BEGIN{x=/"/;system("touch p")}#"'"""],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=10,
+    )
+    assert (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        """awk '/"/ {print}' f""",
+        """awk '$0 ~ /"/ {n++} END {print n} # count "quotes"' f""",
+        """awk '{ print $1/2 }' f""",
+        """awk 'BEGIN { a = 4; b = 2; print a/b/1 }'""",
+        """awk '{ x /= 2; print x }' f""",
+        """awk '{ s = "a\\"b"; print s }' f""",
+        """awk '/a\\/b/' f""",
+        """awk 'NR % 2 == 0 { print }' f""",
+        """awk '{ if ($1 ~ /^#/) next; print }' f""",
+        """awk '{ a[$1]++ } END { for (k in a) print k, a[k] }' f""",
+        """awk 'BEGIN { printf "%d/%d\\n", 1, 2 }'""",
+    ],
+)
+def test_awk_programs_that_only_print_are_allowed(command: str) -> None:
+    allowed(command)
+
+
 # -- the over-denials cut: what agents read while planning --------------------------------------
 def test_the_corpus_of_agent_reads_is_large() -> None:
     assert len(AGENT_READS) >= 150
