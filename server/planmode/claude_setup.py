@@ -10,7 +10,11 @@ Merging never loses anything: the user's keys and other hooks stay as they are, 
 hook already there is updated in place (so running it again changes nothing), and a file that
 is not a JSON object is reported and left untouched. No plansDirectory is set: Claude Code
 writes its own plan file without asking wherever it keeps it, and the server adopts that file.
-Stdlib only.
+
+It also installs planmode's shell prefix (:mod:`planmode.agents.claude_code.shell_prefix`) in
+this user's data directory and names it as ``env.CLAUDE_CODE_SHELL_PREFIX``: Claude Code then
+runs every Bash command through it, and while the session plans it runs in the OS sandbox
+(``--no-shell-prefix`` leaves it out).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import shlex
 import sys
 import tempfile
 from typing import Any
+
+from planmode.agents.claude_code import shell_prefix
 
 # (event, matcher, timeout in seconds or None for Claude Code's default)
 HOOKS: tuple[tuple[str, str | None, int | None], ...] = (
@@ -65,9 +71,12 @@ def is_planmode_hook(command: object) -> bool:
     return words[-3:] == ["-m", "planmode", "hook"]
 
 
-def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """``settings`` with the planmode hooks in it (a new dict; ``settings`` is not changed)."""
+def merge(settings: dict[str, Any], command: str, prefix: str | None = None) -> dict[str, Any]:
+    """``settings`` with the planmode hooks in it (a new dict; ``settings`` is not changed);
+    with ``prefix``, also planmode's shell prefix in its ``env`` (docs/claude-code.md)."""
     merged: dict[str, Any] = json.loads(json.dumps(settings))
+    if prefix is not None:
+        _merge_prefix(merged, prefix)
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")
@@ -84,6 +93,27 @@ def merge(settings: dict[str, Any], command: str) -> dict[str, Any]:
                 group = {"matcher": matcher, **group}
             groups.append(group)
     return merged
+
+
+def _merge_prefix(settings: dict[str, Any], prefix: str) -> None:
+    """``env.CLAUDE_CODE_SHELL_PREFIX``: planmode's script, which runs every Bash command of a
+    planning session in the OS sandbox. Another program already there is the user's: it is
+    not replaced behind their back."""
+    env = settings.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise SetupError(f"'env' is {json_type(env)}, not an object")
+    current = env.get(shell_prefix.ENV_PREFIX)
+    if isinstance(current, str) and current.strip():
+        if os.path.basename(current.strip()) != shell_prefix.NAME:
+            raise SetupError(
+                f"'env.{shell_prefix.ENV_PREFIX}' already runs {current!r}; planmode sandboxes "
+                f"planning Bash through its own prefix ({prefix}): remove yours, or run "
+                "`planmode init claude-code --no-shell-prefix` (planning Bash then runs "
+                "unsandboxed on Claude Code 2.1.198 and newer)"
+            )
+    elif current is not None and not isinstance(current, str):
+        raise SetupError(f"'env.{shell_prefix.ENV_PREFIX}' is {json_type(current)}, not a string")
+    env[shell_prefix.ENV_PREFIX] = prefix
 
 
 def _update_ours(groups: list[Any], matcher: str | None, entry: dict[str, Any]) -> bool:
@@ -152,32 +182,64 @@ def render(settings: dict[str, Any]) -> str:
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
 
 
-def run(root: str, local: bool = False, show: bool = False, command: str | None = None) -> int:
-    """The verb: merge and write (or print); 1 with the reason on stderr when it cannot."""
+def prefix_path(root: str) -> str:
+    """Where the shell prefix goes: this user's data directory, which must lie outside the
+    project (Claude Code drops a prefix the session could write, and the agent must not be
+    able to change what sandboxes it)."""
+    path = shell_prefix.default_path()
+    project = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real == project or real.startswith(project.rstrip(os.sep) + os.sep):
+        raise SetupError(
+            f"the shell prefix would be {path}, inside the project {project}, where the agent "
+            "can write and Claude Code does not accept it; set XDG_DATA_HOME to a directory "
+            "outside the project, or run `planmode init claude-code --no-shell-prefix`"
+        )
+    return path
+
+
+def run(
+    root: str,
+    local: bool = False,
+    show: bool = False,
+    command: str | None = None,
+    with_prefix: bool = True,
+) -> int:
+    """The verb: install the shell prefix, merge and write (or print); 1 with the reason on
+    stderr when it cannot."""
     path = settings_path(os.path.abspath(root), local)
     hook = command or hook_command()
     try:
         if not os.path.isdir(root):
             # A mistyped --root must not become a new directory tree holding only settings.
             raise SetupError(f"the project directory {os.path.abspath(root)} does not exist")
+        prefix = prefix_path(root) if with_prefix else None
         current = read_settings(path)
-        merged = merge(current, hook)
+        merged = merge(current, hook, prefix)
     except SetupError as exc:
         sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
         return 1
     if show:
         sys.stdout.write(render(merged))
         return 0
+    try:
+        installed = prefix is not None and shell_prefix.install(prefix)
+    except OSError as exc:
+        sys.stderr.write(f"planmode init: cannot write {prefix}: {exc}; nothing was changed\n")
+        return 1
+    if installed:
+        sys.stdout.write(f"wrote the shell prefix {prefix}: planning Bash runs in the sandbox\n")
     if merged == current and os.path.exists(path):
         sys.stdout.write(f"{path} already has the planmode hooks ({hook})\n")
         return 0
     try:
         write_settings(path, merged)
     except OSError as exc:
-        sys.stderr.write(f"planmode init: cannot write {path}: {exc}; nothing was changed\n")
+        sys.stderr.write(f"planmode init: cannot write {path}: {exc}; it was not changed\n")
         return 1
+    what = f" and env.{shell_prefix.ENV_PREFIX} ({prefix})" if prefix else ""
     sys.stdout.write(
         f"wrote the planmode hooks to {path}: PreToolUse, PermissionRequest (ExitPlanMode), "
-        f"SessionEnd, each running {hook}\n"
+        f"SessionEnd, each running {hook}{what}\n"
     )
     return 0

@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
         "--print", action="store_true", dest="show", help="print the merged settings, write nothing"
     )
     init.add_argument("--root", default=".", help="the project directory (default: the current)")
+    init.add_argument(
+        "--no-shell-prefix",
+        action="store_false",
+        dest="shell_prefix",
+        help="do not install the shell prefix that runs planning Bash in the OS sandbox",
+    )
     add_verbs(verbs)
     return parser
 
@@ -137,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "init":
         from planmode.claude_setup import run as run_init
 
-        return run_init(args.root, local=args.local, show=args.show)
+        return run_init(
+            args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix
+        )
     if args.verb == "hook":
         from planmode.hook import run as run_hook
 

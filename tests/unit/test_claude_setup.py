@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from planmode.agents.claude_code import shell_prefix
 from planmode.claude_setup import (
     SetupError,
     hook_command,
@@ -140,12 +141,18 @@ def test_the_command_is_this_planmode_by_absolute_path(tmp_path: Path) -> None:
 
 
 # -- the CLI ----------------------------------------------------------------------------------
-def init(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def init(
+    root: Path, *args: str, data: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``planmode init claude-code`` with the user's data directory (where the shell prefix
+    goes) beside the project, not in it."""
+    data = data if data is not None else root.parent / f"{root.name}.data"
     return subprocess.run(
         [sys.executable, "-m", "planmode", "init", "claude-code", "--root", str(root), *args],
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "XDG_DATA_HOME": str(data)},
     )
 
 
@@ -235,3 +242,57 @@ def test_init_writes_through_a_symlinked_settings_file(tmp_path: Path) -> None:
     assert settings["model"] == "opus"
     assert ours(settings, "PreToolUse")
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
+
+
+# -- the shell prefix (docs/claude-code.md, "Sandboxing planning Bash") ------------------------
+def test_init_installs_the_shell_prefix_and_names_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    data = tmp_path / "data"
+    written = init(project, data=data)
+    assert written.returncode == 0, written.stderr
+    script = data / "planmode" / shell_prefix.NAME
+    assert script.read_text() == shell_prefix.SCRIPT
+    assert os.access(script, os.X_OK)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert settings["env"] == {"CLAUDE_CODE_SHELL_PREFIX": str(script)}
+    assert str(script) in written.stdout
+    again = init(project, data=data)
+    assert again.returncode == 0 and "already has the planmode hooks" in again.stdout
+    assert str(script) not in again.stdout  # the script was already there: not rewritten
+
+
+def test_init_keeps_the_users_env_and_refuses_to_replace_their_prefix(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    path = project / ".claude" / "settings.json"
+    path.write_text(json.dumps({"env": {"FOO": "1"}}))
+    assert init(project, data=tmp_path / "data").returncode == 0
+    env = json.loads(path.read_text())["env"]
+    assert env["FOO"] == "1" and env["CLAUDE_CODE_SHELL_PREFIX"].endswith(shell_prefix.NAME)
+
+    theirs = {"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/local/bin/audit-shell"}}
+    path.write_text(json.dumps(theirs))
+    refused = init(project, data=tmp_path / "data")
+    assert refused.returncode == 1
+    assert "already runs '/usr/local/bin/audit-shell'" in refused.stderr
+    assert "--no-shell-prefix" in refused.stderr and "nothing was changed" in refused.stderr
+    assert json.loads(path.read_text()) == theirs
+    without = init(project, "--no-shell-prefix", data=tmp_path / "data")
+    assert without.returncode == 0, without.stderr
+    assert json.loads(path.read_text())["env"] == theirs["env"]
+
+
+def test_init_refuses_a_shell_prefix_inside_the_project(tmp_path: Path) -> None:
+    """Claude Code drops a prefix the session could write, and the agent could rewrite it."""
+    refused = init(tmp_path, data=tmp_path / "home" / ".local" / "share")
+    assert refused.returncode == 1
+    assert "inside the project" in refused.stderr and "XDG_DATA_HOME" in refused.stderr
+    assert not (tmp_path / ".claude").exists()
+    assert not (tmp_path / "home" / ".local").exists()
+
+
+@pytest.mark.parametrize("env", [[], "audit", {"CLAUDE_CODE_SHELL_PREFIX": 3}])
+def test_a_bad_env_is_reported(env: object) -> None:
+    with pytest.raises(SetupError):
+        merge({"env": env}, COMMAND, "/data/planmode/planmode-shell-prefix")

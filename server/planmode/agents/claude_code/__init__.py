@@ -1,0 +1,1 @@
+"""Claude Code (docs/claude-code.md)."""
