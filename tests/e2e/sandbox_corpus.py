@@ -4,10 +4,13 @@ test_sandbox_corpus.py. Each one would, if it ran unconfined, write, delete or c
 start something that outlives the command, serve on the network, or talk to the agent
 endpoint or the server. Placeholders: {py} (a Python interpreter), {ws} (the workspace),
 {out} (a directory outside it), {home} ($HOME), {sock} (the agent endpoint's socket), {spid}
-(the server's pid), {port} and {port2} (free TCP ports), {m} (a marker unique to the run:
-processes started by the corpus carry it, so leftovers can be found).
+(the server's pid), {port} and {port2} (free TCP ports), {nlport} (the test's netlink
+socket, NETLINK_USERSOCK), {m} (a marker unique to the run: processes started by the corpus
+carry it, so leftovers can be found). An escape that would leave no trace prints
+``escaped-{m}`` when it gets through.
 
-Nothing here targets anything outside the test's own directories and processes.
+Nothing here targets anything outside the test's own directories and processes, but for one
+unrouted address a netlink write would add to the loopback (the test removes it again).
 """
 
 from __future__ import annotations
@@ -347,6 +350,41 @@ ENDPOINT = [
     "{py} -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"\\0planmode\")'",
 ]
 
+# Netlink addresses and routes change only with CAP_NET_ADMIN; this one (TEST-NET-3, never
+# routed) would appear on the machine's loopback if a command could add it.
+NETLINK_WRITE_ADDRESS = "203.0.113.77"
+
+
+def _opens(family: str, kind: str, protocol: str = "0") -> str:
+    return (
+        f"{{py}} -c 'import socket; socket.socket({family}, socket.{kind}, {protocol}); "
+        'print("escaped-{m}")\''
+    )
+
+
+# Socket families and netlink protocols off the sandbox's allow-list (docs/sandbox.md):
+# vsock (no network namespace covers it), raw packets, kernel crypto and key management,
+# device buses, XDP, the cluster transports, and netlink other than its read-only protocols
+# — NETLINK_USERSOCK among them, which reaches processes outside.
+SOCKETS = [
+    _opens("socket.AF_VSOCK", "SOCK_STREAM"),
+    _opens("socket.AF_VSOCK", "SOCK_DGRAM"),
+    _opens("socket.AF_PACKET", "SOCK_RAW"),
+    _opens("socket.AF_PACKET", "SOCK_DGRAM"),
+    _opens("socket.AF_KEY", "SOCK_RAW", "2"),
+    _opens("socket.AF_ALG", "SOCK_SEQPACKET"),
+    _opens("socket.AF_BLUETOOTH", "SOCK_RAW", "1"),
+    _opens("socket.AF_CAN", "SOCK_RAW", "1"),
+    _opens("44", "SOCK_RAW"),  # AF_XDP
+    _opens("socket.AF_TIPC", "SOCK_RDM"),
+    _opens("socket.AF_RDS", "SOCK_SEQPACKET"),
+    _opens("socket.AF_NETLINK", "SOCK_RAW", "9"),  # NETLINK_AUDIT
+    _opens("socket.AF_NETLINK", "SOCK_RAW", "15"),  # NETLINK_KOBJECT_UEVENT
+    _opens("socket.AF_NETLINK", "SOCK_RAW", "16"),  # NETLINK_GENERIC
+    '{py} -c \'import socket; s=socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_USERSOCK); s.sendto(bytes([20]) + bytes(15) + b"{m}"[:4], ({nlport}, 0)); print("escaped-{m}")\'',
+    f"ip addr add {NETLINK_WRITE_ADDRESS}/32 dev lo && echo escaped-{{m}}",
+]
+
 SIGNALS = [
     "kill -9 {spid}",
     "kill -STOP {spid}",
@@ -372,6 +410,7 @@ CORPUS: list[tuple[str, str]] = [
         ("listeners", LISTENERS),
         ("the agent endpoint", ENDPOINT),
         ("signals", SIGNALS),
+        ("socket families", SOCKETS),
     )
     for command in commands
 ]
@@ -409,9 +448,15 @@ READ_ONLY: list[tuple[str, str]] = [
     ("cd src && pwd", "/src"),
     ("sort -S1M --parallel=1 src/a.txt", "alpha"),
     ("{py} -c 'import tempfile; print(tempfile.mkstemp()[1])'", "/"),
+    # Network state through netlink's read-only protocols (the sandbox's allow-list).
+    ("ip -o addr show dev lo", "127.0.0.1"),
+    ("ss -tln", "State"),
+    ("hostname -I", ""),
+    ("{py} -c 'import socket; print(socket.if_nameindex())'", "'lo'"),
+    ("node -e 'console.log(Object.keys(require(\"os\").networkInterfaces()))'", "'lo'"),
 ]
 
-PLACEHOLDERS = ("py", "ws", "out", "home", "sock", "spid", "port", "port2", "m")
+PLACEHOLDERS = ("py", "ws", "out", "home", "sock", "spid", "port", "port2", "nlport", "m")
 
 
 def fill(template: str, **values: object) -> str:

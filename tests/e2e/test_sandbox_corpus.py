@@ -30,7 +30,14 @@ import pytest
 from planmode.discovery import Connection, connect
 from planmode.sandbox import BWRAP, LANDLOCK, landlock
 from planmode.sandbox.probe import Availability, detect
-from tests.e2e.sandbox_corpus import CORPUS, OVER_DENIED, READ_ONLY, fill
+from tests.e2e.sandbox_corpus import (
+    CORPUS,
+    NETLINK_WRITE_ADDRESS,
+    OVER_DENIED,
+    READ_ONLY,
+    SOCKETS,
+    fill,
+)
 from tests.e2e.stdio_server import StdioServer
 
 PLAN = "# The plan\n\n1. Read everything.\n"
@@ -47,9 +54,14 @@ class World:
     values: dict[str, Any]
     env: dict[str, str]
     pending: str
+    netlink: socket.socket  # NETLINK_USERSOCK, {nlport}: nothing may reach it
 
     def fill(self, template: str) -> str:
         return fill(template, **self.values)
+
+    def assert_not_escaped(self, done: subprocess.CompletedProcess[bytes], command: str) -> None:
+        """The escapes that leave no trace say so (tests/e2e/sandbox_corpus.py)."""
+        assert f"escaped-{self.values['m']}".encode() not in done.stdout, command
 
 
 def _free_port() -> int:
@@ -108,7 +120,10 @@ def _build(root: Path) -> tuple[Path, Path, Path]:
 def world(tmp_path: Path) -> Iterator[World]:
     ws, home, out = _build(tmp_path)
     server = StdioServer(ws, home, session_id="main")
+    netlink = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_USERSOCK)
     try:
+        netlink.bind((0, 0))
+        netlink.setblocking(False)
         server.request("planMode/enter", {"sessionId": "main"})
         pending = server.request(
             "planMode/exit", {"sessionId": "main", "plan": PLAN, "detach": True}
@@ -124,11 +139,13 @@ def world(tmp_path: Path) -> Iterator[World]:
             "spid": server.pid,
             "port": _free_port(),
             "port2": _free_port(),
+            "nlport": netlink.getsockname()[0],
             "m": marker,
         }
         env = {**os.environ, "HOME": str(home), "PLANMODE_SESSION": "main"}
-        yield World(tmp_path, ws, home, out, server, values, env, pending)
+        yield World(tmp_path, ws, home, out, server, values, env, pending, netlink)
     finally:
+        netlink.close()
         server.close()
 
 
@@ -206,9 +223,24 @@ def assert_nothing_left(world: World, started: float) -> None:
         assert not _bound(port), f"something is bound to port {port}"
     for path in ("/tmp", "/var/tmp", "/dev/shm"):
         assert not Path(f"{path}/planmode-corpus-{marker}").exists()
+    try:
+        message = world.netlink.recv(4096)
+    except BlockingIOError:
+        message = b""
+    assert not message, f"a netlink message reached a process outside: {message!r}"
+    _assert_no_address_added()
     state = world.server.state("main")
     assert state["mode"] == "plan"
     assert (state["pendingApproval"] or {}).get("approvalId") == world.pending
+
+
+def _assert_no_address_added() -> None:
+    if shutil.which("ip") is None:
+        return  # then no command could add it either
+    shown = subprocess.run(["ip", "-o", "addr", "show", "dev", "lo"], capture_output=True)
+    if NETLINK_WRITE_ADDRESS.encode() in shown.stdout:
+        subprocess.run(["ip", "addr", "del", f"{NETLINK_WRITE_ADDRESS}/32", "dev", "lo"])
+        pytest.fail(f"a command added {NETLINK_WRITE_ADDRESS} to the machine's loopback")
 
 
 def _bound(port: int) -> bool:
@@ -248,7 +280,8 @@ def test_the_agents_path_changes_nothing(world: World) -> None:
                 allowed.append(command)
                 box = decision.get("sandbox")
                 assert box and box["argv"], f"{command!r} allowed without a sandbox"
-                run(argv_bytes(box["argv"]), world)  # type: ignore[arg-type]
+                done = run(argv_bytes(box["argv"]), world)  # type: ignore[arg-type]
+                world.assert_not_escaped(done, command)
             after = snapshot(*roots)
             assert not changes(before, after), (kind, command, changes(before, after))
             assert_server_untouched(world, command)
@@ -283,12 +316,28 @@ def test_each_sandbox_holds_without_the_classifier(
         command = world.fill(template)
         wrapped = sandbox.wrap(command, hide)
         assert wrapped is not None
-        run(argv_bytes(wrapped.argv), world)  # type: ignore[arg-type]
+        done = run(argv_bytes(wrapped.argv), world)  # type: ignore[arg-type]
+        world.assert_not_escaped(done, command)
         after = snapshot(*roots)
         assert not changes(before, after), (kind, command, changes(before, after))
         assert_server_untouched(world, command)
     assert_nothing_left(world, started)
     assert not changes(before, snapshot(*roots))
+
+
+@pytest.mark.parametrize("mechanism", [LANDLOCK, BWRAP])
+def test_no_socket_off_the_allow_list_opens(world: World, mechanism: str) -> None:
+    """Every socket escape of the corpus, in each mechanism: refused, nothing reached."""
+    sandbox = _mechanism(mechanism)
+    started = time.monotonic()
+    for template in SOCKETS:
+        command = world.fill(template)
+        wrapped = sandbox.wrap(command)
+        assert wrapped is not None
+        done = run(wrapped.argv, world)
+        world.assert_not_escaped(done, command)
+        assert done.returncode != 0, command
+    assert_nothing_left(world, started)
 
 
 @pytest.mark.parametrize("mechanism", [LANDLOCK, BWRAP])
