@@ -1,5 +1,6 @@
 """``make bench``: planmode against a bare pygls server, started and driven the same way; and
-the OS sandbox's overhead per Bash command against the bare ``bash -c``.
+the OS sandbox's overhead per Bash command against the bare ``bash -c``, and what Claude Code's
+shell prefix adds to each Bash command (benchmarks/shell_prefix.py).
 
 Each figure is the median of several rounds, measured in one run for both sides, printed
 with its ratio (or, for the sandbox, its overhead) to the bare one. Not a test: machines are
@@ -22,6 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from shell_prefix import shell_prefix_cost  # benchmarks/, beside this script
 
 from planmode.demo import editor_capabilities
 from planmode.sandbox import BWRAP, LANDLOCK
@@ -432,6 +434,7 @@ async def main(rounds: int) -> int:
     misses = report(ours, bare)
     misses += await hook_per_call(HOOK_ROUNDS)
     misses += sandbox_overhead(rounds)
+    misses += shell_prefix_cost(rounds)
     print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
     return 0
 
