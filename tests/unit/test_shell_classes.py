@@ -198,6 +198,9 @@ def test_reading_options_and_operands_are_allowed(command: str) -> None:
         "git config user.name --list",
         "git config --list a",
         "git config set a b",
+        "git config user.name ''",  # two operands: sets user.name
+        "git config edit",  # newer gits: a subcommand, which opens an editor
+        "git config --edit user.name",
         "git config unset a",
         "git config get a --add",
         "git config",
@@ -221,6 +224,10 @@ def test_git_config_that_writes_is_denied(command: str) -> None:
         "git config --get core.bare true",
         "git config get user.name",
         "git config list --show-scope",
+        "git config user.name",  # one operand: its value
+        "git config --global user.email",
+        "git config --type=bool core.bare",
+        "git config remote.origin.url",
     ],
 )
 def test_git_config_reading_forms_are_allowed(command: str) -> None:
@@ -404,7 +411,12 @@ def test_arrays_and_declarations_are_denied(command: str) -> None:
         "git log --out=out.txt",
         "git log --exec=x",
         "git cat-file --batch-command",
-        "git for-each-ref",
+        "git worktree add ../elsewhere",
+        "git worktree remove x",
+        "git cherry -v main HEAD 3 out",
+        "git submodule update --init",
+        "git submodule status --recursive",
+        "git submodule --quiet foreach ls",
         "git submodule foreach ls",
         "git help -w log",
         "GIT_DIR=x git log",
@@ -498,6 +510,49 @@ def test_allowed_git_reads_run_no_committed_configuration(
         ["bash", "-c", command], cwd=hostile_workspace / where, env=env, capture_output=True
     )
     assert not marker.exists(), marker.read_text()
+
+
+def test_git_submodule_status_runs_no_configuration_of_the_submodule(tmp_path: Path) -> None:
+    """A populated submodule whose own repository runs programs (fsmonitor, an external diff,
+    a pager): git status of the superproject runs them, git submodule status does not."""
+    marker = tmp_path / "pwned"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+
+    def git(*args: str, cwd: Path) -> None:
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+    library, superproject = tmp_path / "lib", tmp_path / "super"
+    for repository in (library, superproject):
+        git("init", "-q", str(repository), cwd=tmp_path)
+    (library / "a.txt").write_text("a\n")
+    git("add", "a.txt", cwd=library)
+    git("commit", "-qm", "one", cwd=library)
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "sub",
+        cwd=superproject)  # fmt: skip
+    git("commit", "-qm", "with a submodule", cwd=superproject)
+    submodule = superproject / "sub"
+    touch = f"sh -c 'echo $0 >> {marker}'"
+    for key, value in {
+        "core.fsmonitor": f"{touch} fsmonitor; false",
+        "diff.external": f"{touch} external",
+        "core.pager": f"{touch} pager",
+    }.items():
+        git("config", key, value, cwd=submodule)
+    (submodule / "a.txt").write_text("changed\n")
+    subprocess.run(["git", "status"], cwd=superproject, env=env, capture_output=True)
+    assert marker.exists(), "the submodule's configuration should be live"
+    marker.unlink()
+    for command in ("git submodule status", "git submodule", "git submodule status --cached"):
+        allowed(command)
+        subprocess.run(["bash", "-c", command], cwd=superproject, env=env, capture_output=True)
+        assert not marker.exists(), (command, marker.read_text())
 
 
 def test_git_environment_for_finds_the_workspace_repository(tmp_path: Path) -> None:
@@ -675,6 +730,88 @@ def test_the_awk_quote_attack_is_real(tmp_path: Path) -> None:
 )
 def test_awk_programs_that_only_print_are_allowed(command: str) -> None:
     allowed(command)
+
+
+# -- 9. git formats: every placeholder read as git reads it ----------------------------------
+GIT_FORMATS_THAT_VERIFY = [
+    "git log --format='%G?'",
+    "git log --format='%+G?'",
+    "git log --format='%-GS'",
+    "git log --format='% G?'",
+    "git log --format='%h%n%GK'",
+    "git log --pretty='format:%-GK'",
+    "git log --pretty='tformat:%GG'",
+    "git log --format='%%%G?'",  # "%%" is a percent sign: %G? follows
+    "git log --format='%<(8)%GF'",
+    "git log --format='%w(%G?)'",  # no valid %w(): git prints "%w(" and reads %G?
+    "git show -s --format='%GP'",
+    "git rev-list --format='%GT' HEAD",
+    "git log --pretty=evil",  # pretty.evil from configuration may be %G?
+    "git log --format=signed",
+    "git for-each-ref --format='%(signature)'",
+    "git for-each-ref --format '%(signature:grade)'",
+    "git for-each-ref --format='%(*signature)'",
+    "git branch --format='%(signature)'",
+    "git branch --list --format '%(signature)'",
+    "git tag -l --format='%(signature:key)'",
+    "git for-each-ref --format='%(unknownatom)'",
+    "git log --format='%Z'",  # unknown to this git; a later one may give it a meaning
+]
+
+
+@pytest.mark.parametrize("command", GIT_FORMATS_THAT_VERIFY)
+def test_git_formats_that_may_verify_signatures_are_denied(command: str) -> None:
+    denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log --format='%%G?'",  # a literal "%G?"
+        "git log --format='%h %an %ad %s%n%b'",
+        "git log --format='%C(auto)%h%d %s %C(blue)%an%Creset'",
+        "git log --pretty='format:%<(20,trunc)%s|%>|(40)%cr'",
+        "git log --format='%x00%H%x09%(trailers:only,unfold)'",
+        "git log --pretty=oneline",
+        "git log --pretty=fuller -1",
+        "git show -s --format=%ci HEAD",
+        "git for-each-ref --format='%(refname:short) %(objectname:short) %(upstream:track)'",
+        "git for-each-ref --format='%(if)%(HEAD)%(then)*%(else) %(end)%(refname)' refs/heads",
+        "git for-each-ref --format='%(contents:signature)' refs/tags",  # the text, not checked
+        "git branch --format='%(refname:short)'",
+        "git tag -l --format='%(taggerdate:short) %(refname:short)'",
+        "git ls-files --format='%(objectname) %(path)'",
+        "git log --date=format:%Y-%m-%d --format=%ad",  # --date's format is strftime's
+    ],
+)
+def test_git_formats_that_print_are_allowed(command: str) -> None:
+    allowed(command)
+
+
+def test_a_signature_placeholder_with_a_modifier_runs_gpg(tmp_path: Path) -> None:
+    """With a signed commit, %+G? runs gpg.program: the denials above guard a real program."""
+    fake_gpg = tmp_path / "gpg"
+    marker = tmp_path / "verified"
+    fake_gpg.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        '*-bsau*) cat >/dev/null; echo "[GNUPG:] SIG_CREATED D 1 8 00 0 X" >&2;'
+        " printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n';;\n"
+        f'*) echo verify >> "{marker}"; cat >/dev/null;;\n'
+        "esac\n"
+    )
+    fake_gpg.chmod(0o755)
+    repo = tmp_path / "repo"
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "user.signingkey=X"]
+    sign = [*identity, "-c", f"gpg.program={fake_gpg}", "commit", "-S", "-qm", "signed"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", *sign, "--allow-empty"], cwd=repo, check=True)
+    subprocess.run(["git", "config", "gpg.program", str(fake_gpg)], cwd=repo, check=True)
+    subprocess.run(["git", "log", "-1", "--format=%%G?"], cwd=repo, capture_output=True)
+    assert not marker.exists()
+    subprocess.run(["git", "log", "-1", "--format=%+G?"], cwd=repo, capture_output=True)
+    assert marker.exists()
+    denied("git log -1 --format=%+G?")
 
 
 # -- the over-denials cut: what agents read while planning --------------------------------------

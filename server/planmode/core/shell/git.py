@@ -13,7 +13,12 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from planmode.core.shell.options import Args, names
+from planmode.core.shell.git_formats import (
+    object_format_problem,
+    pretty_format_problem,
+    ref_format_problem,
+)
+from planmode.core.shell.options import Args, Options, names
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -123,9 +128,6 @@ def git(args: Args) -> str | None:
         return "an argument computed by the shell (it could be any option)"
     literal = [option for option in options if option is not None]
     for option in literal:
-        # %G…: signature placeholders; %(signature…): ref-filter signatures — both run gpg.
-        if "%G" in option or "%(signature" in option:
-            return f"git {sub} {option} runs gpg.program to check signatures"
         name = option.split("=", 1)[0]
         if option.startswith("-") and any(r.startswith(name) for r in _GIT_REFUSED if name[2:]):
             return f"git {sub} {option} writes a file or runs a program"
@@ -152,7 +154,11 @@ def _git_history_options(sub: str, options: list[str]) -> str | None:
         if not option.startswith("-") or option == "-":
             continue
         if option.startswith("--"):
-            name, equals, _value = option.partition("=")
+            name, equals, value = option.partition("=")
+            if equals and name in _FORMAT_OPTIONS:
+                problem = _format_problem(sub, name, value)
+                if problem:
+                    return f"git {sub} {name}: {problem}"
             if name in _GIT_HISTORY_LONG_VALUED or (name in _GIT_HISTORY_LONGS and not equals):
                 continue
             if name.startswith("--no-") and name[5:] and ("--" + name[5:]) in _GIT_HISTORY_LONGS:
@@ -166,6 +172,26 @@ def _git_history_options(sub: str, options: list[str]) -> str | None:
         if not set(letters) <= _GIT_HISTORY_LETTERS:
             return f"git {sub} option {option} is not known to be read-only"
     return None
+
+
+# Options whose value is a format (git log --format=…, cat-file --batch=…).
+_FORMAT_OPTIONS = frozenset({"--format", "--pretty", "--batch", "--batch-check"})
+# Subcommands whose formats list objects or files, not commits.
+_OBJECT_LISTINGS = frozenset({"cat-file", "ls-files", "ls-tree"})
+
+
+def _format_problem(sub: str, option: str, value: str) -> str | None:
+    """Why a format given to ``git sub`` may run a program (each grammar in git_formats)."""
+    if sub in _OBJECT_LISTINGS:
+        return object_format_problem(value)
+    if option in {"--batch", "--batch-check"}:
+        return f"{option} belongs to cat-file"
+    return pretty_format_problem(value)
+
+
+# A configuration key: section[.subsection].name. A word without a dot is no key — newer gits
+# read it as a subcommand (`git config edit` opens an editor).
+_CONFIG_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*(?:\.[^\n]*)?\.[A-Za-z][A-Za-z0-9-]*\Z")
 
 
 def _git_config(options: list[str]) -> str | None:
@@ -210,6 +236,8 @@ def _git_config(options: list[str]) -> str | None:
             return f"git config {option} is not a reading option"
         else:
             operands.append(option)
+    if not chosen and len(operands) == 1 and _CONFIG_KEY.match(operands[0]):
+        return None  # git config NAME prints NAME's value (a second operand would set it)
     if len(chosen) != 1:
         return "git config without exactly one reading action (--get, --get-all, --list …)"
     low, high = actions[chosen[0]]
@@ -285,8 +313,18 @@ def _listing_only(
         if lists is not None:
             listed = listed or lists
             continue
-        if name in valued:
+        if name in _REQUIRED_VALUE:
+            if "=" not in option:
+                if not rest:
+                    return f"git {sub} {name} without its value"
+                option = f"{name}={rest.pop(0)}"
+            if name == "--format":
+                problem = ref_format_problem(option.partition("=")[2])
+                if problem:
+                    return f"git {sub} --format: {problem}"
             continue
+        if name in valued:
+            continue  # an optional value, attached only: the next word is an operand
         if name in _LISTING_FILTERS:
             listed = True
             if "=" not in option and rest and not rest[0].startswith("-"):
@@ -300,14 +338,82 @@ def _listing_only(
     return None
 
 
+# Options of git branch/tag that take a value, attached or the next word; the other valued
+# ones (--color, --column, --abbrev) take it attached only.
+_REQUIRED_VALUE = names("--sort --format")
+
+
 def _git_branch(options: list[str]) -> str | None:
-    valued = names("--sort --format --color --column --abbrev")
+    valued = names("--color --column --abbrev")
     return _listing_only("branch", "branches", options, _branch_listing, valued)
 
 
 def _git_tag(options: list[str]) -> str | None:
-    valued = names("--sort --format --color --column")
+    valued = names("--color --column")
     return _listing_only("tag", "tags", options, _tag_listing, valued)
+
+
+_FOR_EACH_REF = Options(
+    longs=names("--shell --perl --python --tcl --ignore-case --omit-empty --stdin"),
+    long_valued=names("--count --sort --format --exclude --points-at"),
+    long_optional=names("--color --merged --no-merged --contains --no-contains"),
+)
+
+
+def _git_for_each_ref(options: list[str]) -> str | None:
+    """Refs listed with a ref-filter format; the operands are patterns."""
+    parsed = _FOR_EACH_REF.parse(options)
+    if isinstance(parsed, str):
+        return f"git for-each-ref: {parsed}"
+    for name, value in parsed.options:
+        problem = ref_format_problem(value or "") if name == "--format" else None
+        if problem:
+            return f"git for-each-ref --format: {problem}"
+    return None
+
+
+_WORKTREE_LIST = Options(
+    flags="vz", longs=names("--porcelain --verbose"), long_valued=names("--expire"), operands=0
+)
+
+
+def _git_worktree(options: list[str]) -> str | None:
+    if options[:1] != ["list"]:
+        return "git worktree with these arguments changes worktrees (only git worktree list)"
+    parsed = _WORKTREE_LIST.parse(options[1:])
+    return f"git worktree list: {parsed}" if isinstance(parsed, str) else None
+
+
+# git cherry [-v] [--abbrev[=N]] [UPSTREAM [HEAD [LIMIT]]]
+_CHERRY = Options(flags="v", long_optional=names("--abbrev"), operands=3)
+
+
+def _git_cherry(options: list[str]) -> str | None:
+    parsed = _CHERRY.parse(options)
+    return f"git cherry: {parsed}" if isinstance(parsed, str) else None
+
+
+def _git_submodule(options: list[str]) -> str | None:
+    """Only the status of the submodules, not recursing: git runs ``git describe`` in each
+    populated one and nothing that its configuration names (measured with git 2.39:
+    core.fsmonitor, diff.external and core.pager of a submodule do not run); --recursive
+    would run the submodule command inside each of them."""
+    rest = list(options)
+    while rest and rest[0] in _SUBMODULE_STATUS:
+        rest.pop(0)
+    if rest and rest[0] == "status":
+        rest.pop(0)
+    elif rest:
+        return f"git submodule {rest[0]} changes or runs something (only git submodule status)"
+    for word in rest:
+        if word == "--" or not word.startswith("-"):
+            return None  # paths follow (git passes them on after --)
+        if word not in _SUBMODULE_STATUS:
+            return f"git submodule status {word} is not known to be read-only"
+    return None
+
+
+_SUBMODULE_STATUS = names("--cached -q --quiet")
 
 
 def _git_stash(options: list[str]) -> str | None:
@@ -343,6 +449,10 @@ _GIT_SUBCOMMANDS: dict[str, Callable[[list[str]], str | None]] = {
     "stash": _git_stash,
     "remote": _git_remote,
     "reflog": _git_reflog,
+    "for-each-ref": _git_for_each_ref,
+    "worktree": _git_worktree,
+    "cherry": _git_cherry,
+    "submodule": _git_submodule,
 }
 
 
