@@ -212,7 +212,7 @@ AGENT_READS: list[str] = [
     "locale",
     # composed
     "cd server && ls",
-    "cd $(git rev-parse --show-toplevel) && git status",
+    "cd server && cat README.md",
     'for f in *.py; do wc -l "$f"; done',
     "for file in src/*.ts; do head -3 $file; done",
     "find . -name '*.py' | while read -r f; do wc -l \"$f\"; done",

@@ -35,6 +35,8 @@ WRITES: list[tuple[str, str]] = [
     ("pip-install", "pip install requests"),
     ("make", "make"),
     ("truncate", "truncate -s 0 f"),
+    # git in another directory reads that repository's configuration
+    ("cd-then-git", "cd $(git rev-parse --show-toplevel) && git status"),
     # redirections
     ("redirect-gt", "echo hi > out.txt"),
     ("redirect-append", "echo hi >> out.txt"),
@@ -268,7 +270,7 @@ READS: list[tuple[str, str]] = [
     ("subshell", "(cd src && ls)"),
     ("group", "{ ls; pwd; }"),
     ("substitution-rev-parse", "ls $(git rev-parse --show-toplevel)"),
-    ("cd-substitution", "cd $(git rev-parse --show-toplevel) && git status"),
+    ("cd-substitution", "cd $(pwd)/src && ls"),
     ("backtick-read", "echo `pwd`"),
     ("stderr-devnull", "ls missing 2>/dev/null"),
     ("stderr-to-stdout", "ls 2>&1 | head"),

@@ -814,6 +814,49 @@ def test_a_signature_placeholder_with_a_modifier_runs_gpg(tmp_path: Path) -> Non
     denied("git log -1 --format=%+G?")
 
 
+# -- 10. git runs only in the directory the line started in -----------------------------------
+GIT_IN_ANOTHER_DIRECTORY = [
+    "cd vendor/lib && git status",
+    "cd fixtures/evil.git; git status",
+    "(cd vendor/lib && git diff)",
+    "{ cd vendor/lib; git status; }",
+    "for d in vendor/lib; do cd $d; git status; done",
+    "for d in . vendor/lib; do git status; cd $d; done",  # the second git runs after the cd
+    "git status; cd vendor/lib; git status",
+    "echo $(cd vendor/lib && git status)",
+    "cd $(git rev-parse --show-toplevel) && git status",
+    "cd /usr/lib && /usr/bin/git log",
+    "pushd vendor/lib && git status",
+    "env -C vendor/lib git status",
+    "git -C vendor/lib status",
+]
+
+
+@pytest.mark.parametrize("command", GIT_IN_ANOTHER_DIRECTORY)
+def test_git_after_a_change_of_directory_is_denied(command: str) -> None:
+    denied(command)
+
+
+@pytest.mark.parametrize("command", [c for c in GIT_IN_ANOTHER_DIRECTORY[:5] if "vendor/lib" in c])
+def test_git_in_another_directory_runs_its_configuration_unsandboxed(
+    hostile_workspace: Path, command: str
+) -> None:
+    """Run as an agent without a sandbox runs it (no git_environment): the committed
+    configuration runs, so the classifier must refuse these lines by itself."""
+    marker = hostile_workspace.parent / "pwned"
+    marker.unlink(missing_ok=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(hostile_workspace.parent)}
+    subprocess.run(["bash", "-c", command], cwd=hostile_workspace, env=env, capture_output=True)
+    assert marker.exists()
+    marker.unlink()
+
+
+def test_changes_of_directory_without_git_and_git_without_them_are_allowed() -> None:
+    allowed("cd server && ls && cat README.md")
+    allowed("(cd src; ls) && cat README.md")
+    allowed("git log -1 && ls src")
+
+
 # -- the over-denials cut: what agents read while planning --------------------------------------
 def test_the_corpus_of_agent_reads_is_large() -> None:
     assert len(AGENT_READS) >= 150

@@ -83,6 +83,7 @@ class Walk:
         self.source = source
         self.text = text
         self.heredocs = 0
+        self.programs: set[str] = set()
 
     def problem(self, root: Node) -> str | None:
         # An explicit stack: a long `a && b && …` nests as deep as it is long.
@@ -96,6 +97,18 @@ class Walk:
                 return problem
             inner = in_substitution or node.type in {"command_substitution", "process_substitution"}
             stack.extend((child, inner) for child in reversed(children))
+        return self.git_elsewhere()
+
+    def git_elsewhere(self) -> str | None:
+        """git may run in another directory than the line started in — in another repository,
+        whose configuration can run programs (docs/read-only-bash.md, "5. git"). Order does
+        not matter: a loop runs a git written before a cd after it."""
+        if "git" in self.programs and self.programs & _CHANGES_DIRECTORY:
+            changes = sorted(self.programs & _CHANGES_DIRECTORY)[0]
+            return (
+                f"git and {changes} in one line (git would read the configuration of whatever "
+                "repository the new directory is in)"
+            )
         return None
 
     def visit(self, node: Node, in_substitution: bool) -> tuple[str | None, list[Node]]:
@@ -126,6 +139,7 @@ class Walk:
             return "a command without a name", []
         if words[0] is None:
             return "a program name computed by the shell", []
+        self.programs.add(words[0].rsplit("/", 1)[-1])
         problem = check_program(words[0], words[1:])
         return problem, node.children
 
@@ -272,6 +286,8 @@ class Walk:
         return problem, [c for c in node.children if c.type not in skipped]
 
 
+# Programs that change the working directory of the shell.
+_CHANGES_DIRECTORY = frozenset({"cd", "pushd", "popd"})
 # Children of a command that end the word before them (glued_words).
 _NOT_WORDS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect", "comment"})
 _ARITHMETIC_SAFE = frozenset(
