@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from plan_diff import plan_diff_cost  # benchmarks/, beside this script
 from pygls.lsp.client import LanguageClient
 from shell_prefix import shell_prefix_cost  # benchmarks/, beside this script
 
@@ -435,6 +436,7 @@ async def main(rounds: int) -> int:
     misses += await hook_per_call(HOOK_ROUNDS)
     misses += sandbox_overhead(rounds)
     misses += shell_prefix_cost(rounds)
+    misses += plan_diff_cost(rounds)
     print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
     return 0
 

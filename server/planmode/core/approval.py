@@ -7,7 +7,6 @@ agent submitted the agent is told so, with a diff.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import uuid
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from typing import Any, Literal
 
 from planmode.core import grants, prompts
 from planmode.core.comments import Comment, render
-from planmode.core.linediff import opcodes
+from planmode.core.linediff import opcodes, unified_diff
 from planmode.core.modes import PermissionMode
 
 Outcome = Literal["approved", "rejected", "awaitingLeaderApproval"]
@@ -88,7 +87,7 @@ def edits_diff(before: str, after: str, path: Path | str) -> str | None:
     """A unified diff from the submitted plan to the approved one, or None when equal."""
     if before == after:
         return None
-    lines = difflib.unified_diff(
+    lines = unified_diff(
         _diff_lines(before),
         _diff_lines(after),
         fromfile=f"{path} (submitted)",

@@ -7,7 +7,6 @@ here). A revision holds the whole text, so any two can be diffed without replayi
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any, Literal
 from planmode.core.approval import now_iso
 from planmode.core.comments import Comment
 from planmode.core.jsonl import append_line, read_lines
+from planmode.core.linediff import unified_diff
 from planmode.core.session import STATE_DIR, ensure_state_dir
 
 Author = Literal["agent", "user"]
@@ -121,7 +121,7 @@ class PlanHistory:
         """The unified diff from revision ``old_id`` to ``new_id``; KeyError for unknown ids."""
         by_id = {r.id: r for r in self.revisions(plan_file)}
         old, new = by_id[old_id], by_id[new_id]
-        lines = difflib.unified_diff(
+        lines = unified_diff(
             old.text.splitlines(keepends=True),
             new.text.splitlines(keepends=True),
             fromfile=f"{plan_file.name}@{old.id} ({old.author}, {old.reason})",

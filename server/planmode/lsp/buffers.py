@@ -38,8 +38,6 @@ log = logging.getLogger(__name__)
 
 # How long an unmodified buffer is given to reload a file the server wrote, in seconds.
 RELOAD_WAIT = 1.0
-# Above this many (old lines x new lines), an edit is one replacement, not a line diff.
-MAX_DIFF_CELLS = 4_000_000
 
 
 def _utf16_len(text: str) -> int:
@@ -62,19 +60,6 @@ def line_edits(old: str, new: str) -> list[types.TextEdit]:
             new_text="".join(after[j1:j2]),
         )
 
-    if len(before) * len(after) > MAX_DIFF_CELLS:
-        # Too big to diff line by line quickly: one edit over everything between the common
-        # first and last lines.
-        head = 0
-        while head < min(len(before), len(after)) and before[head] == after[head]:
-            head += 1
-        tail = 0
-        while (
-            tail < min(len(before), len(after)) - head
-            and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]
-        ):
-            tail += 1
-        return [edit(head, len(before) - tail, head, len(after) - tail)]
     return [
         edit(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes(before, after) if tag != "equal"
     ]
