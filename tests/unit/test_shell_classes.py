@@ -6,8 +6,14 @@ plainly read-only commands agents use, which must stay allowed.
 
 from __future__ import annotations
 
+import http.server
+import os
+import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -123,10 +129,11 @@ def test_brace_expansion_into_a_program_whose_options_all_read_is_allowed() -> N
         ("cargo --version", "cargo"),  # rustup runs the toolchain rust-toolchain.toml names
         ("rustc --version", "rustc"),
         ("ruby -v", "--version"),  # -v then reads a script from standard input
-        ("npm install left-pad", "npm ls"),
-        ("npm ls --userconfig=./evil", "--userconfig"),
-        ("pip install requests", "pip list"),
-        ("pip list --extra-index-url=x", "--extra-index-url"),
+        ("npm install left-pad", "--version"),
+        ("npm ls --userconfig=./evil", "--version"),
+        ("pip install requests", "--version"),
+        ("pip list --extra-index-url=x", "--version"),
+        ("go version", "go"),  # a go.mod's toolchain line makes it download and run one
         ("command git push", "command -v"),
         ("awk -f prog.awk data", "-f"),
         ("awk -i inplace '{print}' f", "-i"),
@@ -338,6 +345,8 @@ SENSITIVE = [
     "PYTHONPATH",
     "PAGER",
     "http_proxy",
+    "npm_config_registry",
+    "npm_config_logs_dir",
     "https_proxy",
     "no_proxy",
     "histchars",
@@ -855,6 +864,124 @@ def test_changes_of_directory_without_git_and_git_without_them_are_allowed() -> 
     allowed("cd server && ls && cat README.md")
     allowed("(cd src; ls) && cat README.md")
     allowed("git log -1 && ls src")
+
+
+# -- 11. package managers read the workspace's configuration: version queries only -----------
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm ls",
+        "npm ls --depth=0",
+        "npm list --all --json",
+        "npm_config_registry=http://127.0.0.1:9/ npm --version",
+        "npm_config_logs_dir=/tmp/x npm -v",
+        "npm --version --userconfig=./evil",
+        "pip list",
+        "pip list --disable-pip-version-check",
+        "pip show requests",
+        "pip freeze",
+        "pip3 list --outdated",
+        "pip --version --isolated",
+    ],
+)
+def test_package_managers_do_only_their_version_query(command: str) -> None:
+    denied(command)
+
+
+class NpmWorkspace(NamedTuple):
+    root: Path
+    requests: list[str]  # what the workspace's registry received: path and authorization
+
+    def run(self, command: str) -> list[Path]:
+        """Runs ``command`` there with a fresh home; the directories npm wrote into."""
+        home, logs = self.root.parent / "home", self.root.parent / "logs"
+        for directory in (home, logs):
+            shutil.rmtree(directory, ignore_errors=True)
+        home.mkdir()
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "PLANMODE_SECRET": "s3cret"}
+        subprocess.run(
+            ["bash", "-c", command], cwd=self.root, env=env, capture_output=True, timeout=60
+        )
+        return [d for d in (home, logs) if d.exists() and any(d.iterdir())]
+
+
+@pytest.fixture(scope="module")
+def hostile_npm_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NpmWorkspace]:
+    """A project whose .npmrc names its own registry (a local listener), hands it a secret
+    from the environment as the registry's token, and says where npm writes its logs."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    requests: list[str] = []
+
+    class Registry(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(f"{self.path} {self.headers.get('authorization')}")
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Registry)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    registry = f"127.0.0.1:{server.server_address[1]}"
+    root = tmp_path_factory.mktemp("npm") / "workspace"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "w", "version": "1.0.0"}')
+    (root / ".npmrc").write_text(
+        f"registry=http://{registry}/\nupdate-notifier=true\n"
+        f"//{registry}/:_authToken=${{PLANMODE_SECRET}}\nlogs-dir={root.parent / 'logs'}\n"
+    )
+    yield NpmWorkspace(root, requests)
+    server.shutdown()
+
+
+def test_npm_ls_writes_and_sends_a_secret_where_the_workspace_says(
+    hostile_npm_workspace: NpmWorkspace,
+) -> None:
+    """Measured: the denials above guard a real leak."""
+    hostile_npm_workspace.requests.clear()
+    assert hostile_npm_workspace.run("npm ls")
+    assert any("Bearer s3cret" in r for r in hostile_npm_workspace.requests)
+    denied("npm ls")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["npm --version", "npm -v", "npm_config_logs_dir=../logs npm_config_loglevel=silly npm -v"],
+)
+def test_npm_version_neither_writes_nor_connects(
+    hostile_npm_workspace: NpmWorkspace, command: str
+) -> None:
+    hostile_npm_workspace.requests.clear()
+    assert not hostile_npm_workspace.run(command)
+    assert not hostile_npm_workspace.requests
+
+
+@pytest.mark.parametrize(
+    ("arguments", "writes"),
+    [
+        (["show", "pip"], True),
+        (["list", "--disable-pip-version-check"], True),
+        (["--version"], False),
+        (["-V"], False),
+    ],
+)
+def test_pip_writes_where_its_configuration_says_except_for_its_version(
+    tmp_path: Path, arguments: list[str], writes: bool
+) -> None:
+    """A pip.conf in the running environment's prefix (here PIP_CONFIG_FILE, read the same
+    way) names a log file: measured, every command but the version query appends to it."""
+    pip = shutil.which("pip") or shutil.which("pip3")
+    if pip is None:
+        pytest.skip("pip is not installed")
+    log = tmp_path / "pip.log"
+    config = tmp_path / "pip.conf"
+    config.write_text(f"[global]\nlog = {log}\nindex-url = http://127.0.0.1:9/simple\n")
+    env = {**os.environ, "PIP_CONFIG_FILE": str(config), "HOME": str(tmp_path)}
+    subprocess.run([pip, *arguments], env=env, capture_output=True, timeout=120)
+    assert log.exists() is writes
+    assert check(" ".join(["pip", *arguments])).read_only is not writes
 
 
 # -- the over-denials cut: what agents read while planning --------------------------------------

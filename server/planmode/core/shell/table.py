@@ -161,9 +161,6 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
     ),
     "command": simple.command,
     "read": simple.read,
-    "npm": versions.npm,
-    "pip": versions.pip,
-    "pip3": versions.pip,
     "ss": with_options(
         Options(
             flags="tulnpaxwmoiesrHO46",

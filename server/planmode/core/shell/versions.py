@@ -1,21 +1,30 @@
-"""Interpreters, toolchains and package managers: only their version queries and listings."""
+"""Interpreters, toolchains and package managers: only their version queries."""
 
 from __future__ import annotations
 
-from planmode.core.shell.options import Args, Checker, Options, names, with_options
+from planmode.core.shell.options import Args, Checker
 
 _VERSION_ONLY: dict[str, tuple[tuple[str, ...], ...]] = {
     # Interpreters and toolchains whose version query runs nothing the workspace chooses.
     # Not cargo/rustc (rustup proxies run the toolchain a rust-toolchain.toml `path` names),
-    # not yarn/pnpm (.yarnrc.yml's yarnPath, corepack), not ruby -v (then reads a script).
+    # not go (a go.mod's go or toolchain line newer than the local go makes `go version`
+    # download that toolchain and run it), not yarn/pnpm (.yarnrc.yml's yarnPath, corepack),
+    # not ruby -v (then reads a script).
     **dict.fromkeys(["python", "python3"], (("--version",), ("-V",), ("-VV",))),
     **dict.fromkeys(["node", "nodejs"], (("--version",), ("-v",))),
     **dict.fromkeys(["java", "javac"], (("-version",), ("--version",))),
     **dict.fromkeys(["gcc", "g++", "cc", "c++", "clang", "clang++", "cmake"], (("--version",),)),
     "make": (("--version",), ("-v",)),
-    "go": (("version",),),
     "ruby": (("--version",),),
     "perl": (("--version",), ("-v",)),
+    # Package managers read the workspace's configuration, which can make any other command
+    # write and connect: a project .npmrc (registry, logs-dir, ${ENV} in an _authToken) makes
+    # even `npm ls` write its logs where it says and send the secret to its registry; a pip.conf
+    # in the running environment's prefix sets a log file every command appends to, `pip list`
+    # checks its own version on the index, and `pip freeze` runs git in editable projects'
+    # directories. Measured (docs/read-only-bash.md): only the version queries do none of it.
+    "npm": (("--version",), ("-v",)),
+    **dict.fromkeys(["pip", "pip3"], (("--version",), ("-V",))),
 }
 
 
@@ -31,51 +40,5 @@ def _version(*accepted: tuple[str, ...]) -> Checker:
     return check
 
 
-def npm(args: Args) -> str | None:
-    if tuple(args) in {("--version",), ("-v",)}:
-        return None
-    if not args or args[0] not in {"ls", "list", "ll", "la"}:
-        return "only npm ls/list and npm --version are known to be read-only"
-    spec = Options(
-        flags="aglp",
-        valued="w",
-        longs=names(
-            """--all --json --long --parseable --global --link --package-lock-only --unicode
-            --workspaces --production --prod --dev --no-unicode --no-color --no-description"""
-        ),
-        long_valued=names("--depth --omit --include --workspace"),
-    )
-    return with_options(spec)(args[1:])
-
-
-def pip(args: Args) -> str | None:
-    if tuple(args) in {("--version",), ("-V",)}:
-        return None
-    sub = args[0] if args else None
-    specs = {
-        "list": Options(
-            flags="ouelv",
-            longs=names(
-                """--outdated --uptodate --editable --local --user --not-required
-                --exclude-editable --include-editable --pre --verbose --quiet"""
-            ),
-            long_valued=names("--format --path --exclude"),
-            operands=0,
-        ),
-        "show": Options(flags="fv", longs=names("--files --verbose --quiet")),
-        "freeze": Options(
-            flags="l",
-            valued="r",
-            longs=names("--local --user --all --exclude-editable --quiet"),
-            long_valued=names("--requirement --path --exclude"),
-            operands=0,
-        ),
-    }
-    spec = specs.get(sub or "")
-    if spec is None:
-        return "only pip list, show, freeze and --version are known to be read-only"
-    return with_options(spec)(args[1:])
-
-
-# Each interpreter and toolchain above, allowed only to print its version.
+# Each interpreter, toolchain and package manager above, allowed only to print its version.
 VERSION_ONLY: dict[str, Checker] = {name: _version(*forms) for name, forms in _VERSION_ONLY.items()}

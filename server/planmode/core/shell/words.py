@@ -114,11 +114,13 @@ def harmless_variable(name: str) -> bool:
     Only plain lower-case shell variables. Every variable bash itself reads (PATH, HOME, IFS,
     BASH_ENV, PS4, GLOBIGNORE, …) and every variable exported to programs by convention
     (GIT_*, LD_*, PYTHONPATH, …) has an upper-case name; the lower-case exceptions — the proxy
-    variables and bash's ``histchars``/``auto_resume`` — are refused by name.
+    variables, npm's ``npm_config_*`` (and every ``npm_*``) and bash's
+    ``histchars``/``auto_resume`` — are refused by name.
     """
     return (
         _SHELL_VARIABLE.match(name) is not None
         and "proxy" not in name
+        and not name.startswith("npm_")
         and name not in _LOWER_CASE_SPECIAL
     )
 
