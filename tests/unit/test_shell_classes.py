@@ -984,6 +984,61 @@ def test_pip_writes_where_its_configuration_says_except_for_its_version(
     assert check(" ".join(["pip", *arguments])).read_only is not writes
 
 
+# -- 12. find -exec and sed scripts: the command run and the script read as the program does --
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("find . -exec rm {} \\;", "rm"),
+        ("find . -execdir rm -rf {} +", "rm"),
+        ("find . -exec sort -o out {} \\;", "file names"),  # sort -o: an option could write
+        ("find . -exec xargs rm \\;", "file names"),
+        ("find . -exec find . -delete \\;", "file names"),
+        ("find . -exec git log \\;", "file names"),
+        ("find . -exec {} \\;", "runs the files"),
+        ("find . -exec ./{} \\;", "runs the files"),
+        ("find . -exec grep x {}", "';' or '+'"),
+        ("find . -exec grep x {} \\; -delete", "-delete"),
+        ("find . -ok cat {} \\;", "-ok"),
+        ("find . -okdir cat {} \\;", "-okdir"),
+        ("find . -exec $cmd {} \\;", "computed"),
+        ("find . -exec cat {} $end rm x \\;", "computed"),
+        ("sed 's/a/b/w out' f", "'w'"),
+        ("sed 's/a/b/gw out' f", "'w'"),
+        ("sed '2{s/a/b/e}' f", "'e'"),
+        ("sed -n '1~2w out' f", "'w'"),
+        ("sed '0,/x/{w out' -e '}' f", "'w'"),  # -e scripts are joined with newlines
+        ("sed '/[/]/w out' f", "bracket"),  # seds disagree where this expression ends
+        ("sed 'r /etc/shadow' f", "'r'"),
+        ("sed '1{p' f", "unclosed"),
+    ],
+)
+def test_find_exec_and_sed_scripts_that_write_or_run_are_denied(command: str, named: str) -> None:
+    assert named in denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -exec grep -l foo {} +",
+        "find . -type f -execdir wc -l {} \\;",
+        "find . -exec grep + {} \\;",  # "+" ends the command only right after {}
+        "find . -exec /usr/bin/cat {} \\; -print",
+        "sed -n '10,+5p' f",
+        "sed -n '5,~4p' f",
+        "sed -n '$p' f",
+        "sed -n '/a/I,/b/Mp' f",
+        "sed -n '\\%/usr%p' f",
+        "sed ':a;N;$!ba;s/\\n/ /g' f",
+        "sed -e '1{' -e 'p' -e '}' f",
+        "sed 'y/abc/xyz/;1!G;h;$!d' f",
+        "sed -E 's/(a|b)+/[&]/2;tx;s/^/-/;:x' f",
+        "sed '#n\n/x/p' f",
+    ],
+)
+def test_find_exec_into_readers_and_gnu_sed_scripts_are_allowed(command: str) -> None:
+    allowed(command)
+
+
 # -- the over-denials cut: what agents read while planning --------------------------------------
 def test_the_corpus_of_agent_reads_is_large() -> None:
     assert len(AGENT_READS) >= 150

@@ -27,13 +27,25 @@ def _xargs(args: Args) -> str | None:
         return command
     if not command:
         return None  # xargs runs echo by default
+    return _into_reader("xargs", command, "input words")
+
+
+def _find(args: Args) -> str | None:
+    """find -exec/-execdir only into a program that takes any word: a file name found could
+    be any word."""
+    return find.find(args, run=lambda command: _into_reader("find", command, "file names"))
+
+
+def _into_reader(runner: str, command: list[str | None], added: str) -> str | None:
+    """``runner`` (xargs, find) runs ``command`` with ``added`` words of its own: only a
+    program that takes any word, checked with the program table's rules."""
     program = command[0]
     if program is None:
-        return "xargs with a computed program"
-    # xargs appends words read from its input: they could be any option of the program.
-    name = program.rsplit("/", 1)[-1]
-    if READ_ONLY_PROGRAMS.get(name) is not simple.reader:
-        return f"xargs {program}: input words could be options that write"
+        return f"{runner} with a computed program"
+    # The runner adds words: they could be any option of the program.
+    checker = READ_ONLY_PROGRAMS.get(program.rsplit("/", 1)[-1])
+    if checker is not None and checker is not simple.reader:
+        return f"{runner} {program}: {added} could be options that write"
     return check_program(program, command[1:])
 
 
@@ -97,7 +109,7 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
     "test": simple.test,
     "[": simple.test,
     "printf": simple.printf,
-    "find": find.find,
+    "find": _find,
     "sort": with_options(
         Options(
             flags="bdfgiMhnRrVcCmsuz0123456789",
@@ -161,6 +173,20 @@ READ_ONLY_PROGRAMS: dict[str, Checker] = {
     ),
     "command": simple.command,
     "read": simple.read,
+    "netstat": with_options(
+        Options(
+            flags="atuwxlnpeorigsMvWNcCF46ZTVh",
+            valued="A",
+            longs=names(
+                """--all --tcp --udp --raw --unix --listening --numeric --numeric-hosts
+                --numeric-ports --numeric-users --program --extend --timers --route
+                --interfaces --groups --statistics --masquerade --verbose --wide --symbolic
+                --continuous --cache --fib --context --notrim --version --help"""
+            ),
+            long_valued=names("--protocol"),
+            operands=0,
+        )
+    ),
     "ss": with_options(
         Options(
             flags="tulnpaxwmoiesrHO46",
