@@ -146,6 +146,9 @@ class PlanModeServer(LanguageServer):
         self.client_name: str | None = None
         # The agent endpoint (lsp/endpoint.py), open once the workspace is known.
         self.endpoint: AgentEndpoint | None = None
+        # Session id -> its one wait for Claude Code's transcript to name the plan file
+        # (lsp/tools.py): shared by concurrent calls, never repeated.
+        self.transcript_waits: dict[str, asyncio.Future[None]] = {}
         # Set at shutdown: background loops end.
         self.stopping = False
         # Reused approval lenses (lsp/codelens.py), made on first use.

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
+from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
+from planmode.core.session import Session
 from planmode.lsp import protocol
 from planmode.lsp.approval import follow_claude_code
 from planmode.lsp.models import CheckToolParams
 from planmode.lsp.payloads import CheckToolResult
 from planmode.lsp.server import PlanModeServer
 
+log = logging.getLogger(__name__)
+
 # Claude Code writes its transcript asynchronously: the first tool call of a session may come
-# before the lines that name the plan file. A write while planning waits this long for them.
+# before the lines that name the plan file. A write while planning waits this long for them,
+# once per session: a transcript that names none by then (missing, or no slug) will not on
+# the next call either, and every write waiting again would cost each one the wait.
 TRANSCRIPT_WAIT = 1.0
 TRANSCRIPT_POLL = 0.05
 
@@ -26,17 +33,42 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         and session.modes.mode == "plan"
         and session.plan_file is None
     ):
-        for _ in range(int(TRANSCRIPT_WAIT / TRANSCRIPT_POLL)):
-            await asyncio.sleep(TRANSCRIPT_POLL)
-            follow_claude_code(server, session, params)
-            if session.plan_file is not None:
-                break
+        wait = server.transcript_waits.get(session.id)
+        if wait is None:
+            wait = server.run_task(wait_for_plan_file(server, session, params))
+            server.transcript_waits[session.id] = wait
+        # Shielded: a caller that goes away does not end the wait the others share.
+        await asyncio.shield(wait)
     endpoint = server.endpoint
     hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
     decision = server.service.check_tool(
         session, params.tool, params.input, params.agent_id, hide=hide
     )
     return CheckToolResult.from_core({**decision.to_wire(), "mode": session.modes.mode})
+
+
+async def wait_for_plan_file(
+    server: PlanModeServer, session: Session, params: CheckToolParams
+) -> None:
+    """Learn Claude Code's plan file from its transcript as the lines arrive, for at most
+    :data:`TRANSCRIPT_WAIT`; what is known then decides, now and for the session's later
+    calls."""
+    for _ in range(int(TRANSCRIPT_WAIT / TRANSCRIPT_POLL)):
+        await asyncio.sleep(TRANSCRIPT_POLL)
+        try:
+            follow_claude_code(server, session, params)
+        except PlanModeError as exc:  # shared by later calls: it must end, not raise
+            log.warning("session %s: %s", session.id, exc.message)
+            return
+        if session.plan_file is not None:
+            return
+    log.warning(
+        "session %s: Claude Code's transcript %s named no plan file within %.1f s; deciding "
+        "without it from now on",
+        session.id,
+        params.transcript_path,
+        TRANSCRIPT_WAIT,
+    )
 
 
 def register(server: PlanModeServer) -> None:
