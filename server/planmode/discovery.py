@@ -1,17 +1,18 @@
-"""Finding a running server's agent endpoint: the discovery file and a tiny JSON-RPC client.
+"""Finding a running server's agent endpoint: its workspace's record and a tiny JSON-RPC client.
 
 Stdlib only — the CLI and the Claude Code hook run once per agent tool call and must start
 fast, so nothing here may import pygls or pydantic.
 
 A running server listens on a Unix domain socket inside a 0700 directory and describes it in
-``<root>/.claude/plan-mode/endpoint.json`` (mode 0600). Same ``planMode/*`` methods and LSP
-framing as the editor connection.
+its workspace's record in the user's runtime directory (:mod:`planmode.runtime`), the one the
+CLI trusts; ``<root>/.claude/plan-mode/endpoint.json`` (0600) says the same for people, but a
+file in the workspace could have come with the repository, so it decides nothing. Same
+``planMode/*`` methods and LSP framing as the editor connection.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import itertools
 import json
 import os
@@ -19,20 +20,20 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from planmode import runtime
+
 DISCOVERY_NAME = "endpoint.json"
 
 
 def discovery_path(root: Path) -> Path:
+    """The workspace's own copy of the endpoint description (informational, never read)."""
     return root / ".claude" / "plan-mode" / DISCOVERY_NAME
 
 
 def find_root(start: Path) -> Path | None:
-    """The nearest directory at or above ``start`` with a discovery file."""
-    current = start.resolve()
-    for candidate in (current, *current.parents):
-        if discovery_path(candidate).is_file():
-            return candidate
-    return None
+    """The nearest workspace at or above ``start`` that has (or had) a server."""
+    found = runtime.find(str(start))
+    return Path(found[0]) if found is not None else None
 
 
 class NoServer(Exception):
@@ -46,29 +47,26 @@ class RpcError(Exception):
         self.message = message
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError as exc:
-        return exc.errno == errno.EPERM
-    return True
-
-
 def read_discovery(root: Path) -> dict[str, Any]:
-    """The endpoint description of the server for ``root``; :class:`NoServer` when absent or
-    stale (the process is gone or the socket refuses connections)."""
-    path = discovery_path(root)
+    """The endpoint description of the server for ``root`` (its record); :class:`NoServer`
+    when there is none, it is still starting, or its process is gone."""
+    path = runtime.record_path(os.path.realpath(root))
+    data = runtime.read(path)
+    if data is None:
+        raise NoServer(f"no plan-mode server is running for {root} (no record {path})")
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise NoServer(f"no plan-mode server is running for {root} ({path} is missing)") from None
-    except (OSError, ValueError) as exc:
+        info = json.loads(data)
+    except ValueError as exc:
         raise NoServer(f"cannot read {path}: {exc}") from exc
-    if not isinstance(info, dict) or not isinstance(info.get("socket"), str):
+    if not isinstance(info, dict):
         raise NoServer(f"{path} does not describe an endpoint")
     pid = info.get("pid")
-    if not isinstance(pid, int) or not _pid_alive(pid):
-        raise NoServer(f"the plan-mode server for {root} is gone (stale {path}, pid {pid})")
+    if not runtime.pid_alive(pid):
+        raise NoServer(f"the plan-mode server for {root} is gone (pid {pid}; stale {path})")
+    if info.get("state") == "starting":
+        raise NoServer(f"the plan-mode server for {root} is still starting; try again")
+    if not isinstance(info.get("socket"), str):
+        raise NoServer(f"{path} does not describe an endpoint")
     return info
 
 

@@ -1,8 +1,8 @@
 """``planmode hook``: Claude Code's hooks answered by the editor's plan-mode server.
 
-Claude Code runs this once per tool call with the hook's JSON on stdin. It makes exactly one
-request to the server of the workspace (found from the payload's ``cwd``) and prints an answer
-only when plan mode has one (docs/claude-code.md):
+Claude Code runs this once per tool call with the hook's JSON on stdin. It makes one request to
+the server of the workspace and prints an answer only when plan mode has one
+(docs/claude-code.md):
 
 * ``PreToolUse`` → ``planMode/checkTool`` with the call, Claude Code's ``permissionMode`` (the
   session follows it) and where Claude Code keeps the session's plan (``transcriptPath``,
@@ -13,11 +13,19 @@ only when plan mode has one (docs/claude-code.md):
 * ``PermissionRequest`` for ``ExitPlanMode`` → ``planMode/exit``: the plan is reviewed in the
   editor and the hook waits for the user: ``allow`` (with ``updatedInput``, whose ``plan`` is
   the approved text when the user changed it, and a ``setMode`` update when they chose another
-  mode) or ``deny`` with their feedback.
+  mode) or ``deny`` with their feedback. While it waits, a silence of ``PLANMODE_HOOK_KEEPALIVE``
+  seconds is answered by ``planMode/ping``; a server that answers that neither is dead or hung.
 * ``SessionEnd`` → ``planMode/endSession``: what the session's approved plan granted ends.
 
-No server for the workspace: nothing is printed (Claude Code asks as usual). A server that
-fails or does not answer while the session plans: the call is denied (fail closed).
+A subagent's call (``agent_id``) is forwarded as that subagent's (``agentId``).
+
+The server is found the way Claude Code names the workspace (``$CLAUDE_PROJECT_DIR``, else the
+payload's ``cwd``), through the workspace's record in the user's runtime directory
+(:mod:`planmode.runtime`), never through a file inside the workspace, which a repository could
+ship. No record: the workspace never had a server (or it stopped cleanly) and nothing is
+printed, so Claude Code asks as usual. A record whose server is gone (it died), a server that
+fails or stops answering, an input that cannot be read: while the session plans, the call is
+denied (fail closed); otherwise nothing is printed. Every input gets an answer and exit 0.
 
 Stdlib only, and only what this path needs: it runs before every tool call, so its start-up
 is measured (``make bench``): no ``json`` module (its import pulls in ``re`` and ``enum`` and
@@ -30,6 +38,8 @@ from __future__ import annotations
 import os
 import sys
 
+from planmode import runtime
+
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,10 +51,16 @@ try:
 except ImportError:  # another Python: the json module does the same, slower to import
     _json = None  # type: ignore[assignment]
 
-DISCOVERY = os.path.join(".claude", "plan-mode", "endpoint.json")
 # A PreToolUse answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
 # is treated as failed.
 TIMEOUT = 20.0
+# While an exit waits for the user: after this long without a word from the server
+# (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
+# ping it is taken for dead.
+KEEPALIVE = 10.0
+PING = "planMode/ping"
+# How long a call waits for a server whose record says it is starting.
+STARTING_WAIT = 3.0
 # Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant.
 VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
 # The newest Claude Code measured to run a hook-rewritten Bash line without asking.
@@ -78,6 +94,10 @@ def loads(data: bytes | str) -> Any:
         value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
     except StopIteration as stop:
         raise ValueError(f"not JSON at character {stop.value}") from None
+    except SystemError:
+        # An error inside an array or object: the scanner reports it with json.decoder's
+        # JSONDecodeError, which it only finds when the json module is loaded.
+        raise ValueError("not JSON") from None
     if end != len(text):
         raise ValueError(f"extra data at character {end}")
     return value
@@ -103,58 +123,104 @@ class HookError(Exception):
     """The server could not be asked or did not answer properly."""
 
 
+class ServerGone(Exception):
+    """The workspace's record names a server that is not there any more: it died."""
+
+    def __init__(self, pid: object) -> None:
+        super().__init__(f"the plan-mode server (pid {pid}) is gone")
+        self.pid = pid
+
+
 class NoServer(Exception):
-    """No live server for the workspace."""
+    """The workspace's record went away: its server stopped."""
 
 
-def find_root(start: str) -> str | None:
-    """The nearest directory at or above ``start`` with a server's discovery file."""
-    current = os.path.realpath(start)
+def locate(event: dict[str, Any]) -> tuple[str, str] | None:
+    """The workspace (real path) and its record: the nearest with a record at or above
+    Claude Code's project directory, else the payload's ``cwd``."""
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd")
+    return runtime.find(start if isinstance(start, str) and start else ".")
+
+
+def endpoint(record: str) -> dict[str, Any]:
+    """The record of a server that listens: waits (briefly) for one that is starting."""
+    deadline = None
     while True:
-        if os.path.isfile(os.path.join(current, DISCOVERY)):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+        data = runtime.read(record)
+        if data is None:
+            raise NoServer
+        info = loads(data)
+        if not isinstance(info, dict):
+            raise HookError(f"{record} is not a server's record")
+        if not runtime.pid_alive(info.get("pid")):
+            raise ServerGone(info.get("pid"))
+        if info.get("state") == "running" and isinstance(info.get("socket"), str):
+            return info
+        if info.get("state") != "starting":
+            raise HookError(f"{record} is not a server's record")
+        import time
+
+        if deadline is None:
+            deadline = time.monotonic() + STARTING_WAIT
+        elif time.monotonic() > deadline:
+            raise HookError(f"the plan-mode server is still starting after {STARTING_WAIT:g} s")
+        time.sleep(0.05)
 
 
 def request(
-    root: str, method: str, params: dict[str, Any], timeout: float | None
+    info: dict[str, Any],
+    method: str,
+    params: dict[str, Any],
+    timeout: float,
+    keepalive: float | None = None,
 ) -> dict[str, Any]:
-    """One JSON-RPC request to the server's agent endpoint; its result."""
-    try:
-        with open(os.path.join(root, DISCOVERY), "rb") as stream:
-            info = loads(stream.read())
-        pid = info["pid"]
-        address = info["socket"]
-        os.kill(pid, 0)
-    except (OSError, ValueError, KeyError, TypeError):
-        raise NoServer from None
+    """One JSON-RPC request to the server's agent endpoint; its result. With ``keepalive``
+    the answer may take any time, as long as the server answers a ping after each silence."""
     import _socket
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout)
+    sock.settimeout(timeout if keepalive is None else keepalive)
     try:
         try:
-            sock.connect(address)
-        except OSError:
-            raise NoServer from None
-        body = dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-        data = body.encode()
-        sock.sendall(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
-        return _answer(sock)
+            sock.connect(info["socket"])
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise ServerGone(info.get("pid")) from None
+        _send(sock, 1, method, params)
+        return _answer(sock, keepalive)
     except OSError as exc:  # includes the timeout
         raise HookError(f"the plan-mode server did not answer {method}: {exc}") from exc
     finally:
         sock.close()
 
 
-def _answer(sock: _socket.socket) -> dict[str, Any]:
+def _send(sock: _socket.socket, msg_id: int, method: str, params: dict[str, Any]) -> None:
+    data = dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+    sock.sendall(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+
+
+def _answer(sock: _socket.socket, keepalive: float | None) -> dict[str, Any]:
     buffer = b""
+    pinged = False
+
+    def more() -> bytes:
+        nonlocal pinged
+        while True:
+            try:
+                return _recv(sock)
+            except TimeoutError:
+                if keepalive is None:
+                    raise
+                if pinged:
+                    raise HookError(
+                        "the plan-mode server stopped answering "
+                        f"(no answer to {PING} within {keepalive:g} s)"
+                    ) from None
+                _send(sock, 2, PING, {})
+                pinged = True
+
     while True:
         while b"\r\n\r\n" not in buffer:
-            buffer += _recv(sock)
+            buffer += more()
         header, _, buffer = buffer.partition(b"\r\n\r\n")
         length = None
         for line in header.split(b"\r\n"):
@@ -164,13 +230,18 @@ def _answer(sock: _socket.socket) -> dict[str, Any]:
         if length is None:
             raise HookError("the plan-mode server sent a message without Content-Length")
         while len(buffer) < length:
-            buffer += _recv(sock)
+            buffer += more()
         message = loads(buffer[:length])
         buffer = buffer[length:]
-        if not isinstance(message, dict) or message.get("id") != 1 or "method" in message:
+        if not isinstance(message, dict) or "method" in message:
             continue  # a notification
+        if message.get("id") == 2:
+            pinged = False  # the server is alive: the wait goes on
+            continue
+        if message.get("id") != 1:
+            continue
         if "error" in message:
-            error = message["error"] or {}
+            error = message["error"] if isinstance(message["error"], dict) else {}
             raise HookError(f"the plan-mode server refused: {error.get('message')}")
         result = message.get("result")
         if not isinstance(result, dict):
@@ -186,7 +257,7 @@ def _recv(sock: _socket.socket) -> bytes:
 
 
 def claude_code_params(event: dict[str, Any]) -> dict[str, Any]:
-    """What every request carries about the Claude Code session."""
+    """What every request carries about the Claude Code session, and the subagent calling."""
     params = {"sessionId": event["session_id"]}
     if isinstance(event.get("permission_mode"), str):
         params["permissionMode"] = event["permission_mode"]
@@ -198,34 +269,59 @@ def claude_code_params(event: dict[str, Any]) -> dict[str, Any]:
     config = os.environ.get("CLAUDE_CONFIG_DIR")
     if config:
         params["claudeConfigDir"] = config
+    agent = _agent_id(event)
+    if agent is not None:
+        params["agentId"] = agent
     return params
 
 
-def _timeout() -> float:
+def _agent_id(event: dict[str, Any]) -> str | None:
+    """The subagent the call comes from; a value that cannot name one is a failure (never
+    read as the main session's call)."""
+    agent = event.get("agent_id")
+    if agent is None:
+        return None
+    if not isinstance(agent, str) or not agent:
+        raise HookError(f"agent_id {agent!r} names no subagent")
+    return agent
+
+
+def _seconds(name: str, default: float) -> float:
     try:
-        return float(os.environ.get("PLANMODE_HOOK_TIMEOUT") or TIMEOUT)
+        value = float(os.environ.get(name) or default)
     except ValueError:
-        return TIMEOUT
+        return default
+    return value if value > 0 else default
 
 
-def pre_tool_use(root: str, event: dict[str, Any]) -> dict[str, Any] | None:
+def _text(result: dict[str, Any], key: str) -> str | None:
+    value = result.get(key)
+    if value is not None and not isinstance(value, str):
+        raise HookError(f"the plan-mode server's {key!r} is not text")
+    return value
+
+
+def pre_tool_use(info: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
     params = claude_code_params(event)
     params["tool"] = str(event.get("tool_name") or "")
     tool_input = event.get("tool_input")
     params["input"] = tool_input if isinstance(tool_input, dict) else {}
-    if isinstance(event.get("agent_id"), str):
-        params["agentId"] = event["agent_id"]
-    decision = request(root, "planMode/checkTool", params, _timeout())
+    decision = request(
+        info, "planMode/checkTool", params, _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+    )
     behavior = decision.get("behavior")
-    rule = str(decision.get("rule") or "")
+    rule = decision.get("rule")
+    if behavior not in ("allow", "deny", "ask") or not isinstance(rule, str):
+        raise HookError("the plan-mode server answered planMode/checkTool without a decision")
+    message = _text(decision, "message")
     speaks = (behavior == "deny" and rule.startswith("plan.")) or (
         behavior == "allow" and rule in VOUCHED
     )
     if not speaks:
         return None
     output: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
-    if decision.get("message"):
-        output["permissionDecisionReason"] = decision["message"]
+    if message:
+        output["permissionDecisionReason"] = message
     sandbox = decision.get("sandbox")
     if (
         behavior == "allow"
@@ -250,24 +346,41 @@ def _runs_rewritten_bash(transcript: object) -> bool:
 
 
 def _transcript_version(path: str) -> tuple[int, ...] | None:
-    try:
-        with open(path, "rb") as stream:
-            stream.seek(0, os.SEEK_END)
-            stream.seek(max(0, stream.tell() - 65536))
-            tail = stream.read().decode("utf-8", "replace")
-    except OSError:
+    """Claude Code's version as its transcript's last line that has one records it: the
+    top-level ``version`` of the line's object. Only whole lines of the tail are read, as
+    JSON: text inside a line (a tool input, the model's words) never counts."""
+    for window in (1 << 16, 1 << 20):  # a line longer than 64 KiB: look further back
+        try:
+            with open(path, "rb") as stream:
+                start = max(0, stream.seek(0, os.SEEK_END) - window)
+                stream.seek(start)
+                lines = stream.read().split(b"\n")
+        except OSError:
+            return None
+        if start > 0:
+            lines = lines[1:]  # begins mid-line
+        for line in reversed(lines):
+            if not line.strip():
+                continue
+            try:
+                entry = loads(line)
+            except (ValueError, RecursionError):
+                continue  # a line still being written, or none of Claude Code's
+            if isinstance(entry, dict) and "version" in entry:
+                return _version(entry["version"])
+        if start == 0:
+            return None
+    return None
+
+
+def _version(raw: object) -> tuple[int, ...] | None:
+    if not isinstance(raw, str):
         return None
-    at = tail.rfind('"version"')
-    if at < 0:
-        return None
-    raw = tail[at + len('"version"') :].lstrip(" :").removeprefix('"').split('"', 1)[0]
     parts = raw.split("-", 1)[0].split(".")
     return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
-def permission_request(root: str, event: dict[str, Any]) -> dict[str, Any] | None:
-    if event.get("tool_name") != "ExitPlanMode":
-        return None  # not ours: Claude Code shows its own dialog
+def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
     raw_input = event.get("tool_input")
     tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
     params = claude_code_params(event)
@@ -278,42 +391,60 @@ def permission_request(root: str, event: dict[str, Any]) -> dict[str, Any] | Non
         params["planFilePath"] = tool_input["planFilePath"]
     if isinstance(tool_input.get("allowedPrompts"), list):
         params["allowedPrompts"] = tool_input["allowedPrompts"]
-    result = request(root, "planMode/exit", params, None)  # the user takes their time
-    if result.get("outcome") != "approved":
-        message = result.get("feedback") or result.get("toolResult") or "Rejected."
+    # The user takes their time; a server that dies or hangs meanwhile is noticed.
+    keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+    result = request(info, "planMode/exit", params, keepalive, keepalive)
+    outcome = result.get("outcome")
+    if outcome not in ("approved", "rejected", "awaitingLeaderApproval"):
+        raise HookError("the plan-mode server answered planMode/exit without an outcome")
+    if outcome != "approved":
+        message = _text(result, "feedback") or _text(result, "toolResult") or "Rejected."
         return _permission_output({"behavior": "deny", "message": message})
     # Always updatedInput: from 2.1.199 Claude Code ignores an allow without it. With "plan"
     # Claude Code takes that text (writes it to its file) and calls it "edited by user"; without
     # it, it reads its own file and does not (docs/claude-code.md) — so "plan" only when the
     # approved text is not what Claude Code submitted.
-    approved = result.get("plan")
-    notes = result.get("notes")
-    if isinstance(notes, str) and notes:
+    approved = _text(result, "plan")
+    notes = _text(result, "notes")
+    if notes:
         # The plan is the only text of an approval the model reads: notes go at its end.
-        approved = f"{approved.rstrip()}\n\n{notes}\n" if isinstance(approved, str) else notes
+        approved = f"{approved.rstrip()}\n\n{notes}\n" if approved is not None else notes
     updated = {key: value for key, value in tool_input.items() if key != "plan"}
-    if isinstance(approved, str) and approved != plan:
+    if approved is not None and approved != plan:
         updated["plan"] = approved
     decision: dict[str, Any] = {"behavior": "allow", "updatedInput": updated}
-    chosen = result.get("chosenMode")
-    if isinstance(chosen, str):
+    chosen = _text(result, "chosenMode")
+    if chosen is not None and "agentId" not in params:
+        # A mode is the whole session's: a subagent's approved plan leaves it alone.
         decision["updatedPermissions"] = [
             {"type": "setMode", "mode": chosen, "destination": "session"}
         ]
     return _permission_output(decision)
 
 
+def session_end(info: dict[str, Any], event: dict[str, Any]) -> None:
+    if _agent_id(event) is not None:
+        return  # a subagent's end is not the conversation's: its grants stay
+    timeout = _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+    request(info, "planMode/endSession", {"sessionId": event["session_id"]}, timeout)
+
+
 def _permission_output(decision: dict[str, Any]) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
 
 
-def _fail_closed(event: dict[str, Any], why: str) -> dict[str, Any] | None:
-    """While the session plans, a call plan mode could not check is denied."""
+def _fail_closed(event: dict[str, Any], reason: str) -> dict[str, Any] | None:
+    """While the session plans, a call plan mode could not check is denied with ``reason``;
+    otherwise nothing is said."""
     if event.get("permission_mode") != "plan":
         return None
-    reason = f"Denied by plan mode (the plan-mode server failed): {why}"
-    if event.get("hook_event_name") == "PermissionRequest":
+    name = event.get("hook_event_name")
+    if name == "PermissionRequest":
+        if event.get("tool_name") != "ExitPlanMode":
+            return None
         return _permission_output({"behavior": "deny", "message": reason})
+    if name not in (None, "PreToolUse"):
+        return None
     return {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -323,37 +454,86 @@ def _fail_closed(event: dict[str, Any], why: str) -> dict[str, Any] | None:
     }
 
 
+def _gone(root: str, pid: object) -> str:
+    return (
+        "Denied by plan mode (the plan-mode server is gone): the editor's plan-mode server "
+        f"for {root} (pid {pid}) stopped, so plan mode cannot check this call. Ask the user "
+        "to restart it: reopen the workspace in the editor, or restart the editor's planmode "
+        "language server (`planmode lsp`)."
+    )
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, HookError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     """The hook's output for one event (None: print nothing)."""
-    root = find_root(str(event.get("cwd") or "."))
-    if root is None:
-        return None  # no editor server: Claude Code asks in the terminal as usual
     name = event.get("hook_event_name")
+    if name == "PermissionRequest" and event.get("tool_name") != "ExitPlanMode":
+        return None  # not ours: Claude Code shows its own dialog
+    if name not in ("PreToolUse", "PermissionRequest", "SessionEnd"):
+        return None
+    root = "the workspace"
     try:
+        found = locate(event)
+        if found is None:
+            return None  # no editor server here ever: Claude Code asks in the terminal
+        root, record = found
+        info = endpoint(record)
         if name == "PreToolUse":
-            return pre_tool_use(root, event)
+            return pre_tool_use(info, event)
         if name == "PermissionRequest":
-            return permission_request(root, event)
-        if name == "SessionEnd":
-            request(root, "planMode/endSession", {"sessionId": event["session_id"]}, _timeout())
+            return permission_request(info, event)
+        session_end(info, event)
         return None
     except NoServer:
-        return None
-    except (HookError, ValueError) as exc:
-        sys.stderr.write(f"planmode hook: {exc}\n")
-        return _fail_closed(event, str(exc))
+        return None  # it stopped, as servers do when the editor closes
+    except ServerGone as gone:
+        sys.stderr.write(f"planmode hook: {gone}\n")
+        return _fail_closed(event, _gone(root, gone.pid))
+    except Exception as exc:  # every failure is decided: none is a crash
+        sys.stderr.write(f"planmode hook: {_why(exc)}\n")
+        return _fail_closed(
+            event, f"Denied by plan mode (the plan-mode server failed): {_why(exc)}"
+        )
+
+
+def _envelope(raw: bytes) -> dict[str, Any]:
+    """What an input that could not be parsed says of itself, read as text: its
+    ``hook_event_name`` and ``tool_name`` (the first, as Claude Code writes them before the
+    tool's input) and ``permission_mode`` — ``plan`` when any says so (fail closed)."""
+    import re
+
+    text = raw.decode("utf-8", "replace")
+    found: dict[str, Any] = {}
+    for key in ("hook_event_name", "tool_name", "permission_mode"):
+        values = re.findall(rf'"{key}"\s*:\s*"([^"\\]*)"', text)
+        if values:
+            found[key] = "plan" if "plan" in values and key == "permission_mode" else values[0]
+    return found
 
 
 def run() -> int:
+    """Read one hook event, print the answer (if any); always exit 0."""
+    raw = b""
     try:
-        event = loads(sys.stdin.buffer.read())
-    except ValueError as exc:
-        sys.stderr.write(f"planmode hook: the hook input is not JSON: {exc}\n")
-        return 1
-    if not isinstance(event, dict) or not isinstance(event.get("session_id"), str):
-        sys.stderr.write("planmode hook: the hook input has no session_id\n")
-        return 1
-    output = answer(event)
+        raw = sys.stdin.buffer.read()
+        event = loads(raw)
+        if not isinstance(event, dict):
+            raise ValueError("not a JSON object")
+        if not isinstance(event.get("session_id"), str) or not event["session_id"]:
+            raise ValueError("no session_id")
+    except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
+        sys.stderr.write(f"planmode hook: the hook input cannot be read: {_why(exc)}\n")
+        output = _fail_closed(
+            _envelope(raw),
+            f"Denied by plan mode (the hook input cannot be read): {_why(exc)}",
+        )
+    else:
+        output = answer(event)
     if output is not None:
         sys.stdout.write(dumps(output) + "\n")
     return 0

@@ -45,6 +45,7 @@ class StdioServer:
         session_id: str | None = None,
         init_options: dict[str, Any] | None = None,
         log: Path | None = None,
+        ready: bool = True,
     ) -> None:
         self.root = root
         env = {**os.environ, "HOME": str(home)}
@@ -88,6 +89,11 @@ class StdioServer:
             },
             timeout=START_TIMEOUT,
         )
+        if ready:  # else the caller finishes the start-up: the server is starting until then
+            self.finish_start()
+
+    def finish_start(self) -> None:
+        """The ``initialized`` notification, and the wait for the agent endpoint it opens."""
         self.notify("initialized", {})
         self.wait_endpoint()
 

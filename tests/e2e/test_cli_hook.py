@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from planmode.discovery import discovery_path
+from planmode import runtime
 from tests.e2e.harness import Editor
 
 PAYLOADS = Path(__file__).parent / "hook_payloads"
@@ -37,7 +37,8 @@ def run(
         text=True,
         timeout=60,
         cwd=cwd,
-        env={**os.environ, **(env or {})},
+        # Claude Code's own, when the tests run under it, would name another project.
+        env={**{k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}, **(env or {})},
     )
 
 
@@ -220,7 +221,9 @@ async def test_session_end_revokes_what_the_plan_granted(editor: Editor, root: P
         },
     )
     requested = await editor.wait_for("planMode/approvalRequested")
-    await editor.request("planMode/approve", {"approvalId": requested["approvalId"]})
+    # Granted as the lenses grant: the approval names the prompts it was shown.
+    granted = {"approvalId": requested["approvalId"], "allowedPrompts": requested["allowedPrompts"]}
+    await editor.request("planMode/approve", granted)
     await asyncio.wait_for(waiting, 10)
     check = {"sessionId": session, "tool": "Bash", "input": {"command": "pytest -q"}}
     assert (await editor.request("planMode/checkTool", check))["behavior"] == "allow"
@@ -311,23 +314,36 @@ async def test_a_server_that_does_not_answer_denies_while_planning(
     address = str(tmp_path / "silent.sock")
     listener.bind(address)
     listener.listen(1)
-    discovery = discovery_path(root)
-    discovery.parent.mkdir(parents=True)
-    discovery.write_text(json.dumps({"socket": address, "pid": os.getpid()}))
+    # The record a server that hangs leaves in the runtime directory (planmode.runtime).
+    runtime.ensure_directory()
+    record = Path(runtime.record_path(str(root)))
+    info = {"version": 1, "state": "running", "socket": address, "pid": os.getpid()}
+    record.write_text(json.dumps(info))
     try:
         event = payload("pre_tool_use_write_source.json", root)
         result = await in_thread(hook, event, {"PLANMODE_HOOK_TIMEOUT": "0.5"})
         output = json.loads(result.stdout)["hookSpecificOutput"]
         assert output["permissionDecision"] == "deny"
         assert "did not answer planMode/checkTool" in output["permissionDecisionReason"]
+        # An exit waits for the user as long as it takes, but not for a server that does not
+        # answer a ping.
         exit_event = payload("permission_request_exit_plan_mode.json", root)
-        # An exit waits for the user as long as it takes; a dead connection denies it.
+        silent = await in_thread(hook, exit_event, {"PLANMODE_HOOK_KEEPALIVE": "0.3"})
+        decision = json.loads(silent.stdout)["hookSpecificOutput"]["decision"]
+        assert decision["behavior"] == "deny"
+        assert "stopped answering" in decision["message"]
+        # Its socket gone: the server died, and the record says there was one.
         listener.close()
         os.unlink(address)
-        refused = await in_thread(hook, exit_event)
-        assert refused.stdout == ""  # no server at all: Claude Code's own dialog
+        gone = json.loads((await in_thread(hook, exit_event)).stdout)["hookSpecificOutput"]
+        assert gone["decision"]["behavior"] == "deny"
+        assert "the plan-mode server is gone" in gone["decision"]["message"]
+        # No record: no server at all, Claude Code's own dialog.
+        record.unlink()
+        assert (await in_thread(hook, exit_event)).stdout == ""
     finally:
         listener.close()
+        record.unlink(missing_ok=True)
 
 
 SLUG = "plan-a-greeting-change-optimized-sunset"

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from planmode.discovery import Connection, NoServer, RpcError, connect, discovery_path
+from planmode import runtime
+from planmode.discovery import (
+    Connection,
+    NoServer,
+    RpcError,
+    connect,
+    discovery_path,
+    read_discovery,
+)
 from tests.e2e.harness import Editor, running_editor
 
 
@@ -74,11 +82,29 @@ async def test_stale_discovery_is_detected(root: Path, home: Path) -> None:
     async with running_editor(root, home) as running:
         await running.endpoint()
         await running.settle()
-    # A server that died without cleaning up: the file names a process that is gone.
-    discovery = discovery_path(root)
-    discovery.write_text(json.dumps({"socket": "/nonexistent/agent.sock", "pid": 2**22 + 7}))
-    with pytest.raises(NoServer, match="gone"):
+    # Stopped cleanly: its record is gone with it, and a file in the workspace decides nothing.
+    assert not Path(runtime.record_path(str(root))).exists()
+    discovery_path(root).write_text(json.dumps({"socket": "/elsewhere.sock", "pid": os.getpid()}))
+    with pytest.raises(NoServer, match="no plan-mode server is running"):
         connect(root)
-    discovery.write_text(json.dumps({"socket": "/nonexistent/agent.sock", "pid": os.getpid()}))
-    with pytest.raises(NoServer, match="cannot connect"):
-        connect(root)
+    # A server that died without cleaning up: its record names a process that is gone.
+    record = Path(runtime.record_path(str(root)))
+    dead = {"state": "running", "socket": "/nonexistent/agent.sock", "pid": 2**22 + 7}
+    try:
+        record.write_text(json.dumps(dead))
+        with pytest.raises(NoServer, match="gone"):
+            connect(root)
+        record.write_text(json.dumps({**dead, "pid": os.getpid()}))
+        with pytest.raises(NoServer, match="cannot connect"):
+            connect(root)
+    finally:
+        record.unlink(missing_ok=True)
+
+
+async def test_the_record_is_private_and_names_the_endpoint(editor: Editor, root: Path) -> None:
+    info = await editor.endpoint()
+    record = Path(runtime.record_path(str(root)))
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    assert stat.S_IMODE(record.parent.stat().st_mode) == 0o700
+    assert json.loads(record.read_text())["state"] == "running"
+    assert read_discovery(root)["socket"] == info["socket"]

@@ -55,3 +55,16 @@ def test_the_hook_path_imports_neither_json_nor_socket_nor_typing() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert loaded == []
+
+
+@pytest.mark.parametrize("cut", ['{"a":"x', "[1,2", '{"a" 1}', '{"a":[{"b":1}]', "[" * 100])
+def test_json_cut_short_is_a_value_error(cut: str) -> None:
+    """Inside an array or object the C scanner reports through json.decoder, which the hook
+    does not load: still a ValueError (it was a SystemError)."""
+    code = (
+        "import sys; from planmode import hook\n"
+        f"try: hook.loads({cut!r})\n"
+        "except ValueError: print('json' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.stdout == "False\n", ran.stderr

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 FEATURE_MODULES = (
     "lifecycle",
+    "endpoint",
     "settings",
     "state",
     "team_keys",

@@ -1,11 +1,14 @@
 """The agent endpoint: the same ``planMode/*`` requests on a socket only this user can reach.
 
 While the editor's server runs it also listens on a Unix domain socket in a fresh 0700
-directory (under the user's runtime directory from platformdirs, else the temp directory) and
-describes it in ``<root>/.claude/plan-mode/endpoint.json`` (0600). Each connection gets its own
-JSON-RPC protocol sharing the server's handlers, so an agent's ``planMode/exit`` shows its
-plan in the editor and waits for the user there. Only ``planMode/*`` methods are served, and a
-peer running as another user is refused (SO_PEERCRED).
+directory under the user's runtime directory (:mod:`planmode.runtime`, else the temp
+directory), and says so in its workspace's record there (``starting`` from ``initialize``,
+``running`` with the socket, removed when it stops: what ``planmode hook`` and the CLI trust)
+and, for people and older tools, in ``<root>/.claude/plan-mode/endpoint.json`` (0600). Each
+connection gets its own JSON-RPC protocol sharing the server's handlers, so an agent's
+``planMode/exit`` shows its plan in the editor and waits for the user there. Only
+``planMode/*`` methods are served, and a peer running as another user is refused
+(SO_PEERCRED).
 """
 
 from __future__ import annotations
@@ -22,20 +25,21 @@ import struct
 import tempfile
 import threading
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pygls.exceptions import JsonRpcMethodNotFound
 from pygls.io_ import run_async
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
 
-from planmode import __version__
+from planmode import __version__, runtime
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
 from planmode.core.session import ensure_state_dir
 from planmode.discovery import discovery_path
+from planmode.lsp import protocol
+from planmode.lsp.models import PingParams
+from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 from planmode.lsp.wire import ResyncingReader
 
@@ -72,14 +76,12 @@ class AgentProtocol(PlanModeProtocol):
 
 
 def runtime_base() -> Path:
+    """The user's runtime directory (:func:`planmode.runtime.directory`), else the temp
+    directory (socket directories are private on their own; records are not kept there)."""
     try:
-        with warnings.catch_warnings():  # "XDG_RUNTIME_DIR is not set": we fall back anyway
-            warnings.simplefilter("ignore")
-            base = Path(platformdirs.user_runtime_dir("planmode", ensure_exists=True))
-        if os.access(base, os.W_OK):
-            return base
-    except OSError:
-        pass
+        return Path(runtime.ensure_directory())
+    except OSError as exc:
+        log.warning("using the temp directory: %s", exc)
     return Path(tempfile.gettempdir())
 
 
@@ -114,12 +116,54 @@ def remove_dead_endpoints(base: Path) -> None:
             probe.close()
 
 
+class WorkspaceRecord:
+    """This server's record of its workspace in the user's runtime directory
+    (:mod:`planmode.runtime`): left behind only by a server that died."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path: Path | None = None
+        self.socket: str | None = None
+
+    def write(self, state: str, socket_path: str | None = None) -> None:
+        try:
+            folder = Path(runtime.ensure_directory())
+        except OSError as exc:
+            log.error("no record of this server for planmode hook: %s", exc)
+            return
+        info: dict[str, Any] = {
+            "version": 1,
+            "state": state,
+            "pid": os.getpid(),
+            "root": str(self.root),
+            "serverVersion": __version__,
+            "startedAt": now_iso(),
+        }
+        if socket_path is not None:
+            info["socket"] = socket_path
+        self.path = folder / runtime.record_name(str(self.root))
+        self.socket = socket_path
+        write_atomic(self.path, json.dumps(info, indent=2) + "\n", mode=0o600)
+
+    def remove(self) -> None:
+        """Gone with the server that wrote it: not when another server of the workspace has
+        written its own since."""
+        path, self.path = self.path, None
+        if path is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads(path.read_text(encoding="utf-8"))
+            if info.get("pid") == os.getpid() and info.get("socket") == self.socket:
+                path.unlink()
+
+
 class AgentEndpoint:
     def __init__(self, server: PlanModeServer, root: Path) -> None:
         self.server = server
         self.root = root
         self.directory: Path | None = None
         self.socket_path: Path | None = None
+        self.record = WorkspaceRecord(root)
         self._listener: asyncio.AbstractServer | None = None
         self._stop = threading.Event()
 
@@ -141,6 +185,8 @@ class AgentEndpoint:
             json.dumps({"root": str(self.root), "pid": os.getpid()}) + "\n",
             mode=0o600,
         )
+        # The record first: whoever waits for the workspace file finds the record too.
+        self.record.write("running", str(self.socket_path))
         info = {
             "version": 1,
             "transport": "unix",
@@ -181,7 +227,10 @@ class AgentEndpoint:
                 writer.close()
 
     def stop(self) -> None:
-        """Stop listening and remove the discovery file (only if it is still ours)."""
+        """Stop listening and remove the record and the discovery file (only if they are
+        still ours)."""
+        # The record before the socket: a hook that finds it finds the socket still listening.
+        self.record.remove()
         self._stop.set()
         if self._listener is not None:
             self._listener.close()
@@ -193,14 +242,35 @@ class AgentEndpoint:
             shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def announce(server: PlanModeServer) -> None:
+    """The workspace is known: record that its server is starting, so that a hook called
+    before the endpoint listens waits for it rather than find no server."""
+    if server.endpoint is not None:
+        return
+    endpoint = AgentEndpoint(server, server.service.root)
+    endpoint.record.write("starting")
+    server.endpoint = endpoint
+    atexit.register(endpoint.stop)
+
+
 async def start_endpoint(server: PlanModeServer) -> None:
     """Open the agent endpoint for the server's workspace; a failure is logged, not fatal."""
-    endpoint = AgentEndpoint(server, server.service.root)
+    announce(server)
+    endpoint = server.endpoint
+    assert endpoint is not None
     try:
         await endpoint.start()
     except OSError as exc:
         log.error("cannot open the agent endpoint: %s", exc)
         endpoint.stop()
-        return
-    server.endpoint = endpoint
-    atexit.register(endpoint.stop)
+        atexit.unregister(endpoint.stop)
+        server.endpoint = None
+
+
+def ping(_server: PlanModeServer, _params: PingParams) -> OkResult:
+    """Still here: what a hook waiting on a pending exit asks after a silence."""
+    return OkResult()
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.PING, PingParams)(ping)

@@ -1,6 +1,7 @@
 """The server's lifecycle: ``initialize`` (the workspace root, the default session, the
-initialization options), ``initialized`` (every settings source, the agent endpoint, the team
-watcher, the first state) and ``shutdown`` (background loops end, the endpoint closes)."""
+initialization options, the workspace's record: starting), ``initialized`` (every settings
+source, the agent endpoint, the team watcher, the first state) and ``shutdown`` (background
+loops end, the endpoint closes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from lsprotocol import types
 from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
 from planmode.lsp import team_watch
-from planmode.lsp.endpoint import start_endpoint
+from planmode.lsp.endpoint import announce, start_endpoint
 from planmode.lsp.models import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
 from planmode.lsp.settings import plan_mode_section, reload_settings
@@ -35,6 +36,8 @@ def workspace_root(params: types.InitializeParams) -> Path:
 
 def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
     service = server.start_service(workspace_root(params))
+    # From now on a Claude Code hook of this workspace waits for the endpoint (lsp/endpoint.py).
+    announce(server)
     init_options = plan_mode_section(params.initialization_options)
     server.init_options = init_options
     server.client_name = params.client_info.name if params.client_info else None

@@ -145,6 +145,10 @@ class EndSessionParams(Params):
     pass
 
 
+class PingParams(Params):
+    pass
+
+
 class NextTurnParams(Params):
     agent_id: str | None = None
 

@@ -37,6 +37,9 @@ UNDO_HUNK = "planMode/undoHunk"
 # Ours: a teammate's server hands the lead's server the key that authenticates the answer to
 # one plan approval request (docs/protocol.md §5.1, "Teammates: authenticated answers").
 TEAMMATE_KEY = "planMode/teammateKey"
+# Ours: answered at once; a hook waiting on a pending exit asks after a silence, and takes no
+# answer for a dead or hung server (docs/protocol.md §10).
+PING = "planMode/ping"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"
