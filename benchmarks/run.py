@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -376,9 +377,9 @@ def hook_events(root: Path) -> list[bytes]:
     ]
 
 
-def run_with(argv: list[str], stdin: bytes) -> float:
+def run_with(argv: list[str], stdin: bytes, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - start
 
 
@@ -405,12 +406,14 @@ async def hook_per_call(rounds: int) -> int:
                     break
                 await asyncio.sleep(0.01)
             events = hook_events(root)
+            # As Claude Code runs its hooks: the hook finds the workspace from here.
+            claude_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
             loop = asyncio.get_running_loop()
             bare, ours = [], []
             for n in range(rounds):
                 event = events[n % len(events)]
                 bare.append(await loop.run_in_executor(None, run_with, BARE_PYTHON, b""))
-                ours.append(await loop.run_in_executor(None, run_with, hook, event))
+                ours.append(await loop.run_in_executor(None, run_with, hook, event, claude_env))
         finally:
             await bench.stop()
     value, base = statistics.median(ours), statistics.median(bare)
