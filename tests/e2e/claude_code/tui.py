@@ -103,6 +103,12 @@ class ClaudeCode:
             # Otherwise it clones Anthropic's plugin marketplace from GitHub at start-up.
             "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
+            # The user's session has it: the hook finds the editor's server's record there.
+            **(
+                {"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}
+                if os.environ.get("XDG_RUNTIME_DIR")
+                else {}
+            ),
             **(extra_env or {}),
         }
         command = [
