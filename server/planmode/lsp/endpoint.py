@@ -126,6 +126,7 @@ class WorkspaceRecord:
         self.socket: str | None = None
 
     def write(self, state: str, socket_path: str | None = None) -> None:
+        """Record ``state``; a failure is logged (the hook then finds no server), not fatal."""
         try:
             folder = Path(runtime.ensure_directory())
         except OSError as exc:
@@ -141,9 +142,13 @@ class WorkspaceRecord:
         }
         if socket_path is not None:
             info["socket"] = socket_path
-        self.path = folder / runtime.record_name(str(self.root))
-        self.socket = socket_path
-        write_atomic(self.path, json.dumps(info, indent=2) + "\n", mode=0o600)
+        path = folder / runtime.record_name(str(self.root))
+        try:
+            write_atomic(path, json.dumps(info, indent=2) + "\n", mode=0o600)
+        except OSError as exc:
+            log.error("no record of this server for planmode hook: %s", exc)
+            return
+        self.path, self.socket = path, socket_path
 
     def remove(self) -> None:
         """Gone with the server that wrote it: not when another server of the workspace has
