@@ -36,7 +36,7 @@ def test_unset_plans_directory_is_dot_claude_plans(root: Path, setting: str | No
 
 @pytest.mark.parametrize(
     ("setting", "expected"),
-    [("docs/plans", "docs/plans"), ("./notes/../plans", "plans"), (".", "")],
+    [("docs/plans", "docs/plans"), ("./notes/../plans", "plans")],
 )
 def test_plans_directory_inside_the_root_is_used(root: Path, setting: str, expected: str) -> None:
     location = resolve_plans_directory(root, setting)
@@ -109,6 +109,83 @@ def test_plans_directory_with_a_nul_byte_falls_back(root: Path) -> None:
     location = resolve_plans_directory(root, "pl\x00ans")
     assert location.directory == root / ".claude" / "plans"
     assert location.warning is not None
+
+
+@pytest.mark.parametrize(
+    ("setting", "why"),
+    [
+        (".", "is the workspace root"),
+        ("ROOT", "is the workspace root"),
+        ("src/..", "is the workspace root"),
+        (".git", ".git"),
+        (".git/plans", ".git"),
+        ("src", "holds files that are no plans (app.py)"),
+    ],
+)
+def test_a_plans_directory_that_would_mix_plans_with_other_files_falls_back(
+    root: Path, setting: str, why: str
+) -> None:
+    """A repository's .claude/settings.json can name any directory: plans among the sources
+    would be listed, reviewed and written back as plans, and a plan could replace one."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    (root / "src" / "notes.md").write_text("# notes\n")
+    (root / ".git").mkdir()
+    location = resolve_plans_directory(root, setting.replace("ROOT", str(root)))
+    assert location.directory == root / ".claude" / "plans"
+    assert location.refused is None
+    assert location.warning is not None and why in location.warning, location.warning
+
+
+def test_hidden_files_and_subdirectories_do_not_refuse_a_plans_directory(root: Path) -> None:
+    plans_dir = root / "docs" / "plans"
+    (plans_dir / "archive").mkdir(parents=True)
+    (plans_dir / ".gitkeep").write_text("")
+    (plans_dir / "old-plan.md").write_text("# Old\n")
+    location = resolve_plans_directory(root, "docs/plans")
+    assert (location.directory, location.warning) == (plans_dir, None)
+
+
+def test_a_default_plans_directory_leaving_the_workspace_is_refused(
+    root: Path, tmp_path: Path
+) -> None:
+    """A cloned repository ships .claude/plans as a symlink to a folder outside: the default
+    gets the same checks as a configured directory, and with nothing to fall back to, no plan
+    file there may be written."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".claude").mkdir()
+    (root / ".claude" / "plans").symlink_to(outside, target_is_directory=True)
+    for setting in (None, "../elsewhere"):
+        location = resolve_plans_directory(root, setting)
+        assert location.directory == root / ".claude" / "plans"
+        assert location.refused is not None and str(outside.resolve()) in location.refused
+        assert location.warning is not None and "No plan can be written" in location.warning
+    plan = root / ".claude" / "plans" / "brave-otter.md"
+    with pytest.raises(plans.UnsafePlanFile, match="symlink"):
+        plans.write_plan(plan, "# Plan\n")
+    assert list(outside.iterdir()) == []
+
+
+def test_a_default_inside_the_workspace_through_a_symlink_is_resolved(root: Path) -> None:
+    (root / "config" / "claude").mkdir(parents=True)
+    (root / ".claude").symlink_to(root / "config" / "claude", target_is_directory=True)
+    location = resolve_plans_directory(root, None)
+    assert location.directory == root / "config" / "claude" / "plans"
+    assert (location.warning, location.refused) == (None, None)
+
+
+def test_a_plan_is_never_written_through_a_symlink(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("theirs\n")
+    plans_dir = root / "plans"
+    plans_dir.mkdir()
+    (plans_dir / "link.md").symlink_to(outside)
+    with pytest.raises(plans.UnsafePlanFile, match="is a symlink"):
+        plans.write_plan(plans_dir / "link.md", "# Plan\n")
+    assert outside.read_text() == "theirs\n"
+    plans.write_plan(plans_dir / "fine.md", "# Plan\n")
+    assert (plans_dir / "fine.md").read_text() == "# Plan\n"
 
 
 # -- slugs ------------------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 writing them safely.
 
 docs/protocol.md §3: plans live in ``<root>/.claude/plans`` unless the ``plansDirectory``
-setting names a directory inside the workspace (symlinks resolved); a session's slug is a
-coolname word slug chosen once; writes are atomic.
+setting names a usable directory inside the workspace (symlinks resolved); a directory that
+leaves the workspace, is the workspace root, lies in ``.git`` or already holds files that are
+no plans is not used (the default neither: then no plan can be written until it is fixed); a
+session's slug is a coolname word slug chosen once; writes are atomic and never go through a
+symlink.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 
 from coolname import generate_slug
 
-from planmode.core.paths import UnsafePath, agreed_path
+from planmode.core.errors import InvalidParams
+from planmode.core.paths import UnsafePath, agreed_path, inside
 
 log = logging.getLogger(__name__)
 
@@ -29,40 +33,114 @@ SLUG_ATTEMPTS = 10
 # Agent ids end up in file names: keep them to one safe path segment.
 SAFE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _AGENT_SUFFIX_RE = re.compile(r"^(?P<slug>.+?)-agent-(?P<agent>[A-Za-z0-9._-]+)$")
+# A plan's slug: lowercase words joined by hyphens (coolname's, and Claude Code's own).
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def is_slug(text: str) -> bool:
+    return len(text) <= 128 and SLUG_RE.match(text) is not None
+
+
+class UnsafePlanFile(InvalidParams):
+    """A plan file that may not be written (a symlink on its way, a refused directory)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"the plan file {path} cannot be written: {reason}")
 
 
 @dataclass(frozen=True)
 class PlansLocation:
     directory: Path
-    # Set when the configured directory could not be used; says why, naming the setting.
+    # Set when the configured directory (or the default) could not be used; says why.
     warning: str | None = None
+    # Set when not even the default can be used: why no plan may be written in it.
+    refused: str | None = None
+
+
+def plans_directory_refusal(directory: Path, root: Path) -> str | None:
+    """Why ``directory`` (symlinks resolved) may not hold plan files of the workspace ``root``
+    (resolved); None when it may.
+
+    A plans directory is inside the root but not the root itself, not in ``.git``, and —
+    unless it is the default ``.claude/plans``, the plans' own place — holds nothing but
+    plans: a directory a setting names among other files (``src``) would have them taken for
+    plans (listed, reviewed, written back).
+    """
+    if not inside(directory, root):
+        return f"resolves to {directory}, outside the workspace {root}"
+    if directory == root:
+        return f"is the workspace root {root}"
+    if ".git" in directory.relative_to(root).parts:
+        return f"resolves to {directory}, inside a .git directory"
+    if directory.exists() and not directory.is_dir():
+        return f"resolves to {directory}, which is not a directory"
+    if directory in (root / DEFAULT_PLANS_SUBDIR, (root / DEFAULT_PLANS_SUBDIR).resolve()):
+        return None
+    others = sorted(_not_plans(directory))
+    if others:
+        shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+        return f"resolves to {directory}, which holds files that are no plans ({shown})"
+    return None
+
+
+def _not_plans(directory: Path) -> Iterator[str]:
+    """Names of the visible regular files in ``directory`` that are not ``*.md``."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            regular = entry.is_file(follow_symlinks=False)
+        except OSError:
+            continue
+        if regular and not entry.name.startswith(".") and not is_plan_name(entry.name):
+            yield entry.name
 
 
 def resolve_plans_directory(root: Path, setting: str | None) -> PlansLocation:
     """Where plan files go for ``root`` given the ``plansDirectory`` setting.
 
     The setting is resolved against the root with ``~`` expanded and symlinks followed; a
-    result outside the root falls back to ``<root>/.claude/plans`` with a warning.
+    result that :func:`plans_directory_refusal` refuses falls back to ``<root>/.claude/plans``
+    with a warning. The default gets the same checks: when it is refused too (a repository
+    can ship ``.claude/plans`` as a symlink out of the workspace), the location is
+    ``refused`` and no plan file in it may be written.
     """
     real_root = root.resolve()
     default = real_root / DEFAULT_PLANS_SUBDIR
+    fallback = _default_location(default, real_root)
     if not setting or not setting.strip():
-        return PlansLocation(default)
+        return fallback
     if "\x00" in setting:
-        return PlansLocation(default, _escape_warning(setting, "contains a NUL byte", default))
+        return _escape(setting, "contains a NUL byte", fallback)
     candidate = Path(os.path.expanduser(setting.strip()))
     resolved = (real_root / candidate).resolve()
-    if resolved != real_root and not resolved.is_relative_to(real_root):
-        reason = f"resolves to {resolved}, outside the workspace {real_root}"
-        return PlansLocation(default, _escape_warning(setting, reason, default))
-    if resolved.exists() and not resolved.is_dir():
-        reason = f"resolves to {resolved}, which is not a directory"
-        return PlansLocation(default, _escape_warning(setting, reason, default))
+    reason = plans_directory_refusal(resolved, real_root)
+    if reason is not None:
+        return _escape(setting, reason, fallback)
     return PlansLocation(resolved)
 
 
-def _escape_warning(setting: str, reason: str, default: Path) -> str:
-    return f"plansDirectory {setting!r} {reason}; plans are kept in {default} instead."
+def _default_location(default: Path, root: Path) -> PlansLocation:
+    resolved = default.resolve()
+    reason = plans_directory_refusal(resolved, root)
+    if reason is None:
+        return PlansLocation(resolved)
+    refused = f"the plans directory {default} {reason}"
+    warning = (
+        f"Plan mode does not use {default}: it {reason}. No plan can be written until it is fixed."
+    )
+    return PlansLocation(default, warning, refused)
+
+
+def _escape(setting: str, reason: str, fallback: PlansLocation) -> PlansLocation:
+    warning = (
+        f"plansDirectory {setting!r} {reason}; plans are kept in {fallback.directory} instead."
+    )
+    if fallback.warning is not None:
+        warning = f"plansDirectory {setting!r} {reason}. {fallback.warning}"
+    return PlansLocation(fallback.directory, warning, fallback.refused)
 
 
 def generate_plan_slug(directory: Path, exists: Callable[[Path], bool] | None = None) -> str:
@@ -84,15 +162,16 @@ def is_plan_name(name: str) -> bool:
 
 
 def find_plan_file(
-    raw: object, root: Path, directory: Path, adopted: Iterable[Path] = ()
+    raw: object, root: Path, directory: Path | None, adopted: Iterable[Path] = ()
 ) -> Path | None:
     """The plan file ``raw`` names, resolved; None when it names none.
 
     ``raw`` (relative to ``root``, ``~`` expanded) names a plan file when both its readings
     (:func:`planmode.core.paths.agreed_path`) reach the same file, with a plan file's name,
-    directly in the plans ``directory`` (resolved), or an ``adopted`` plan file (an agent's
-    own, docs/claude-code.md) or a subagent's ``<slug>-agent-<id>.md`` next to it. A file
-    reached through a symlink counts where it really is.
+    directly in the plans ``directory`` (resolved; None when it is refused), or an
+    ``adopted`` plan file (an agent's own, docs/claude-code.md) or a subagent's
+    ``<slug>-agent-<id>.md`` next to it. A file reached through a symlink counts where it
+    really is.
     """
     if isinstance(raw, os.PathLike):
         raw = os.fspath(raw)
@@ -102,7 +181,7 @@ def find_plan_file(
         return None
     if not is_plan_name(path.name):
         return None
-    if path.parent == directory:
+    if directory is not None and path.parent == directory:
         return path
     for own in adopted:
         if path.parent == own.parent and (
@@ -112,7 +191,9 @@ def find_plan_file(
     return None
 
 
-def is_plan_file(raw: object, root: Path, directory: Path, adopted: Iterable[Path] = ()) -> bool:
+def is_plan_file(
+    raw: object, root: Path, directory: Path | None, adopted: Iterable[Path] = ()
+) -> bool:
     """Whether ``raw`` names a plan file of the workspace (:func:`find_plan_file`)."""
     return find_plan_file(raw, root, directory, adopted) is not None
 
@@ -135,6 +216,26 @@ def read_plan(path: Path) -> str | None:
     except (OSError, UnicodeDecodeError) as exc:
         log.error("cannot read plan file %s: %s", path, exc)
         return None
+
+
+def plan_write_refusal(path: Path) -> str | None:
+    """Why the plan file ``path`` may not be written; None when it may. A plan file is written
+    only where it is: not itself a symlink, and no symlink on the way to its directory."""
+    if path.is_symlink():
+        return f"{path} is a symlink"
+    parent = os.path.realpath(path.parent)
+    if parent != str(path.parent):
+        return f"its directory {path.parent} goes through a symlink (to {parent})"
+    return None
+
+
+def write_plan(path: Path, text: str) -> None:
+    """Write a plan file atomically; :class:`UnsafePlanFile` (nothing written) when
+    :func:`plan_write_refusal` refuses it."""
+    reason = plan_write_refusal(path)
+    if reason is not None:
+        raise UnsafePlanFile(path, reason)
+    write_atomic(path, text)
 
 
 def write_atomic(path: Path, text: str, mode: int | None = None) -> None:

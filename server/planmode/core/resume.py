@@ -40,7 +40,7 @@ def resume(
     if found is None:
         return False, path
     if found.layer != "file":
-        plans.write_atomic(path, found.content)
+        plans.write_plan(path, found.content)
         registry.snapshot(session, path, found.content)
     return True, path
 
@@ -65,7 +65,7 @@ def fork(registry: SessionRegistry, session: Session, transcript: str) -> tuple[
     found = transcripts.recover_plan(lines, registry.read_text(source))
     if found is None:
         return False, path
-    plans.write_atomic(path, found.content)
+    plans.write_plan(path, found.content)
     registry.snapshot(session, path, found.content)
     return True, path
 

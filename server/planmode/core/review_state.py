@@ -78,7 +78,7 @@ class ReviewState:
         registry = self.registry
         path = registry.plan_path(session, agent_id)
         if plan is not None and write:
-            plans.write_atomic(path, plan)
+            plans.write_plan(path, plan)
         submitted = plan if plan is not None else (registry.read_text(path) or "")
         approval = Approval(
             session_id=session.id,
@@ -167,7 +167,7 @@ class ReviewState:
         current = comments.strip_comments(reviewed)
         written = None
         if current != (plans.read_plan(approval.plan_file_path) or ""):
-            plans.write_atomic(approval.plan_file_path, current)
+            plans.write_plan(approval.plan_file_path, current)
             written = current
         if current != approval.submitted_plan:
             self._keep_revision(approval.plan_file_path, current, "user", "edited at approval")

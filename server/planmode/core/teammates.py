@@ -58,7 +58,7 @@ class Teammates:
         if teammate.planModeRequired and (not content or not content.strip()):
             raise NoPlanFile(path)
         if plan is not None:
-            plans.write_atomic(path, plan)
+            plans.write_plan(path, plan)
         if teammate.planModeRequired:
             request_id = teams.submit_plan(
                 registry.root, teammate.teamName, teammate.agentName, path, content or ""
@@ -163,7 +163,7 @@ class Teammates:
                     f"approvalId {request_id!r}: its planFilePath {request.plan_file_path} is "
                     f"not a plan file in {registry.plans_directory}; it cannot be written"
                 )
-            plans.write_atomic(target, current)
+            plans.write_plan(target, current)
         teams.answer_request(
             registry.root,
             request.team,

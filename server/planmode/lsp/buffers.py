@@ -31,7 +31,7 @@ from lsprotocol import types
 
 from planmode.core.linediff import opcodes
 from planmode.core.lines import lsp_lines
-from planmode.core.plans import write_atomic
+from planmode.core.plans import write_plan
 from planmode.lsp.server import PlanModeServer, disk_text
 
 log = logging.getLogger(__name__)
@@ -120,33 +120,33 @@ async def change_plan(
     """
     document = server.open_document(path)
     if document is None:
-        write_atomic(path, new)
+        write_plan(path, new)
         return True
     held, version = document.source, document.version
     disk = disk_text(path)
     if held == new:
         if disk != new:
-            write_atomic(path, new)
+            write_plan(path, new)
         server.out_of_date.discard(path)
         return True
     if (held == disk and server.saved_texts.get(path) == held) or path in server.out_of_date:
         # Unmodified: the file only, and the editor's own reload keeps the buffer clean. Never
         # an edit: a reload racing it restarts eglot's versions at 0 (didClose + didOpen), so
         # the version could not tell the reloaded text from the old one.
-        write_atomic(path, new)
+        write_plan(path, new)
         server.out_of_date.add(path)  # until the reload arrives (open_document_text)
         await reaches(server, path, new, RELOAD_WAIT)
         return True
     # Unsaved changes (never reloaded under the user): the edit first, then the file.
     if await send_edit(server, path, held, version, new, label):
-        write_atomic(path, new)
+        write_plan(path, new)
         await reaches(server, path, new, RELOAD_WAIT)
         return True
     if await reaches(server, path, new, 0):  # the buffer got there on its own
-        write_atomic(path, new)
+        write_plan(path, new)
         return True
     if not required:
         return False
-    write_atomic(path, new)
+    write_plan(path, new)
     server.out_of_date.add(path)
     return True
