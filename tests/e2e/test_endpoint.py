@@ -108,3 +108,26 @@ async def test_the_record_is_private_and_names_the_endpoint(editor: Editor, root
     assert stat.S_IMODE(record.parent.stat().st_mode) == 0o700
     assert json.loads(record.read_text())["state"] == "running"
     assert read_discovery(root)["socket"] == info["socket"]
+
+
+async def test_a_starting_server_forgets_dead_servers_of_deleted_workspaces(
+    root: Path, home: Path, tmp_path: Path
+) -> None:
+    """Their records would pile up; a dead server's record of a workspace that still exists
+    stays (the hook denies there until a server starts again)."""
+    runtime.ensure_directory()
+    kept, deleted = tmp_path / "kept", tmp_path / "deleted"
+    kept.mkdir()
+    records = {w: Path(runtime.record_path(str(w))) for w in (kept, deleted)}
+    for workspace, record in records.items():
+        record.write_text(
+            json.dumps({"state": "running", "pid": 2**22 + 7, "root": str(workspace)})
+        )
+    try:
+        async with running_editor(root, home) as running:
+            await running.endpoint()
+        assert records[kept].exists()
+        assert not records[deleted].exists()
+    finally:
+        for record in records.values():
+            record.unlink(missing_ok=True)

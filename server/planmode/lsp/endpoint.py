@@ -116,6 +116,19 @@ def remove_dead_endpoints(base: Path) -> None:
             probe.close()
 
 
+def remove_orphan_records(base: Path) -> None:
+    """Records of servers that died for workspaces that are gone too: nobody plans there any
+    more, so "its server is gone" has no one left to tell. A record of a workspace that still
+    exists stays: that is how the hook knows its server died."""
+    for path in base.glob(f"{runtime.RECORD_PREFIX}*.json"):
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads(runtime.read(str(path)) or b"{}")
+            if not isinstance(info, dict) or not isinstance(info.get("root"), str):
+                continue
+            if not os.path.isdir(info["root"]) and not runtime.pid_alive(info.get("pid")):
+                path.unlink()
+
+
 class WorkspaceRecord:
     """This server's record of its workspace in the user's runtime directory
     (:mod:`planmode.runtime`): left behind only by a server that died."""
@@ -179,6 +192,7 @@ class AgentEndpoint:
     async def start(self) -> None:
         base = runtime_base()
         remove_dead_endpoints(base)
+        remove_orphan_records(base)
         self.directory = Path(tempfile.mkdtemp(prefix="pm-", dir=base))
         os.chmod(self.directory, 0o700)
         self.socket_path = self.directory / "agent.sock"
