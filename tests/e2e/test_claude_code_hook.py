@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Editor
+from tests.e2e.harness import Editor, running_editor
 
 RECORDED = Path(__file__).parent / "hook_payloads" / "claude_code"
 VERSIONS = sorted(p.name for p in RECORDED.iterdir() if p.is_dir())
@@ -299,3 +299,203 @@ async def test_with_require_sandbox_every_claude_code_gets_the_sandboxed_line(
     assert output["permissionDecision"] == "allow"
     assert output["updatedInput"]["command"] != bash["tool_input"]["command"]
     assert "ls src" in output["updatedInput"]["command"]
+
+
+# -- the plan file is never the agent's to choose (docs/protocol.md §3, docs/claude-code.md) --
+def exit_with(recorded: Recorded, plan_file: Path, plan: str = "# Evil\n") -> dict[str, Any]:
+    """Claude Code's ExitPlanMode PermissionRequest, its input naming ``plan_file``."""
+    return recorded.event(
+        "PermissionRequest",
+        "ExitPlanMode",
+        tool_input={"plan": plan, "planFilePath": str(plan_file)},
+    )
+
+
+def refusal_of(output: dict[str, Any] | None) -> str:
+    """The message of a denied ExitPlanMode, as the model reads it."""
+    assert output is not None
+    decision = output["hookSpecificOutput"]["decision"]
+    assert decision["behavior"] == "deny", decision
+    return str(decision["message"])
+
+
+async def test_exit_plan_modes_plan_file_path_cannot_move_the_plan(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """The transcript names ~/.claude/plans/<slug>.md; ExitPlanMode names <root>/src/<slug>.md
+    (the same slug). The transcript's file stays the plan: the exit is refused, with why."""
+    await editor.endpoint()
+    plan = recorded.plan_file
+    moved = recorded.root / "src" / plan.name
+    message = refusal_of(await ask(recorded, exit_with(recorded, moved)))
+    assert str(moved) in message and str(plan) in message, message
+    assert message.startswith("Plan mode refused ExitPlanMode")
+    assert not moved.exists() and not plan.exists()  # nothing written anywhere
+    state = await editor.state(recorded.session_id)
+    assert (state["mode"], state["planFilePath"]) == ("plan", str(plan))
+    assert state["pendingApproval"] is None and not editor.notes["planMode/approvalRequested"]
+    assert any(str(moved) in text for text in editor.warnings())  # the user is told
+    # Nor may that file be written while planning.
+    write = recorded.event(
+        "PreToolUse",
+        "Write",
+        where_file_path=plan.name,
+        tool_input={"file_path": str(moved), "content": "# Evil\n"},
+    )
+    assert decision_of(await ask(recorded, write)) == "deny"
+    # The honest exit still goes through.
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Greet\n")
+    waiting = asyncio.ensure_future(ask(recorded, exit_with(recorded, plan, "# Greet\n")))
+    requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
+    assert requested["planFilePath"] == str(plan)
+    await editor.request("planMode/reject", {"approvalId": requested["approvalId"]})
+    await asyncio.wait_for(waiting, 30)
+
+
+async def test_after_a_restart_the_plan_file_is_still_the_one_adopted(
+    root: Path, home: Path, recorded: Recorded
+) -> None:
+    """The adopted plan file is saved with the session: after a restart, with the transcript
+    gone, ExitPlanMode naming CLAUDE.md is refused and CLAUDE.md is never written."""
+    claude_md = root / "CLAUDE.md"
+    claude_md.write_text("# Project rules\n")
+    plan = recorded.plan_file
+    write_plan = recorded.event("PreToolUse", "Write", where_file_path=plan.name)
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        await editor.endpoint()
+        assert decision_of(await ask(recorded, write_plan)) == "allow"
+    saved = json.loads(
+        (root / ".claude" / "plan-mode" / "sessions" / f"{recorded.session_id}.json").read_text()
+    )
+    assert (saved["planFile"], saved["planFileSource"]) == (str(plan), "transcriptAttachment")
+    recorded.transcript.unlink()  # whatever the server learns now, it learns from its save
+
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        await editor.endpoint()
+        message = refusal_of(await ask(recorded, exit_with(recorded, claude_md)))
+        assert str(claude_md) in message and str(plan) in message, message
+        assert claude_md.read_text() == "# Project rules\n"
+        state = await editor.state(recorded.session_id)
+        assert (state["mode"], state["planFilePath"]) == ("plan", str(plan))
+        write = recorded.event(
+            "PreToolUse",
+            "Write",
+            where_file_path=plan.name,
+            tool_input={"file_path": str(claude_md), "content": "# Evil\n"},
+        )
+        denied = await ask(recorded, write)
+        assert decision_of(denied) == "deny"
+        assert claude_md.read_text() == "# Project rules\n"
+        assert decision_of(await ask(recorded, write_plan)) == "allow"
+
+
+async def test_with_nothing_adopted_exit_plan_mode_cannot_choose_claude_md(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """No transcript to learn from (a fresh server, the slug not known): planFilePath alone
+    never makes a file the plan."""
+    await editor.endpoint()
+    recorded.transcript.unlink()
+    claude_md = recorded.root / "CLAUDE.md"
+    claude_md.write_text("# Project rules\n")
+    message = refusal_of(await ask(recorded, exit_with(recorded, claude_md)))
+    assert str(claude_md) in message
+    assert claude_md.read_text() == "# Project rules\n"
+    state = await editor.state(recorded.session_id)
+    assert state["mode"] == "plan" and state["planFilePath"] != str(claude_md)
+
+
+async def test_a_repository_cannot_make_the_workspace_root_the_plans_directory(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """A cloned repository's .claude/settings.json says plansDirectory "." (Claude Code would
+    write its plan among the sources): the file is not adopted, the user is told, every write
+    while planning is denied saying why, and ExitPlanMode is refused."""
+    settings = recorded.root / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"plansDirectory": "."}))
+    lines = recorded.text("transcript.jsonl").splitlines(keepends=True)
+    slugged = [line for line in lines if '"slug"' in line and "planFilePath" not in line]
+    recorded.transcript.write_text("".join(slugged))
+    await editor.endpoint()
+    at_root = recorded.root / recorded.plan_file.name
+    write = recorded.event(
+        "PreToolUse",
+        "Write",
+        where_file_path=recorded.plan_file.name,
+        tool_input={"file_path": str(at_root), "content": "# Plan\n"},
+    )
+    denied = await ask(recorded, write)
+    assert decision_of(denied) == "deny"
+    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert "project root" in reason, reason
+    await editor.message_until(lambda text: "project root" in text)
+    claude_md = recorded.root / "CLAUDE.md"
+    message = refusal_of(await ask(recorded, exit_with(recorded, claude_md)))
+    assert "project root" in message
+    assert not claude_md.exists() and not at_root.exists()
+    assert (await editor.state(recorded.session_id))["mode"] == "plan"
+
+
+async def test_a_symlinked_plans_directory_is_never_written_through(
+    editor: Editor, recorded: Recorded, tmp_path: Path
+) -> None:
+    """The user keeps Claude Code's plans in .claude/plans (as the 2.1.197 end-to-end test
+    does); a cloned repository ships .claude/plans as a symlink to a folder outside. Claude
+    Code's file there is not adopted, the user is told, its writes and the exit are denied,
+    and nothing reaches the folder outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    plans_link = recorded.root / ".claude" / "plans"
+    plans_link.parent.mkdir(parents=True, exist_ok=True)
+    plans_link.symlink_to(outside, target_is_directory=True)
+    user_settings = recorded.home / ".claude" / "settings.json"
+    user_settings.parent.mkdir(parents=True, exist_ok=True)
+    user_settings.write_text(json.dumps({"plansDirectory": ".claude/plans"}))
+    # Claude Code names the file in that directory, in the transcript and in ExitPlanMode.
+    in_link = plans_link / recorded.plan_file.name
+    transcript = recorded.transcript.read_text()
+    recorded.transcript.write_text(transcript.replace(str(recorded.plan_file), str(in_link)))
+    await editor.endpoint()
+    write = recorded.event(
+        "PreToolUse",
+        "Write",
+        where_file_path=recorded.plan_file.name,
+        tool_input={"file_path": str(in_link), "content": "# Plan\n"},
+    )
+    denied = await ask(recorded, write)
+    assert decision_of(denied) == "deny"
+    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert "symlink" in reason, reason
+    await editor.message_until(lambda text: "symlink" in text)
+    message = refusal_of(await ask(recorded, exit_with(recorded, in_link, "# Plan\n")))
+    assert "symlink" in message, message
+    assert list(outside.iterdir()) == []
+    assert (await editor.state(recorded.session_id))["mode"] == "plan"
+
+
+async def test_a_default_plans_directory_leaving_the_workspace_is_refused(
+    root: Path, home: Path, tmp_path: Path
+) -> None:
+    """The server's own default, <root>/.claude/plans, shipped as a symlink out of the
+    workspace: the user is told at start, the plan is never written there (neither by a
+    write nor by an exit that carries it), and the session stays in plan mode."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".claude").mkdir()
+    (root / ".claude" / "plans").symlink_to(outside, target_is_directory=True)
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        warning = await editor.message_until(lambda text: "No plan can be written" in text)
+        assert str(outside) in warning
+        entered = await editor.request("planMode/enter")
+        plan = Path(entered["state"]["planFilePath"])
+        checked = await editor.request(
+            "planMode/checkTool", {"tool": "Write", "input": {"file_path": str(plan)}}
+        )
+        assert checked["behavior"] == "deny" and str(outside) in checked["message"]
+        result = await editor.request("planMode/exit", {"plan": "# Plan\n"})
+        assert result["outcome"] == "rejected"
+        assert str(outside) in result["toolResult"]
+        assert list(outside.iterdir()) == []
+        assert (await editor.state())["mode"] == "plan"

@@ -67,21 +67,32 @@ def test_config_dir_from_the_value_the_environment_or_home() -> None:
     assert claude_code.config_dir(None, {}).name == ".claude"
 
 
+def where(project: Path, config: Path, *settings: str) -> claude_code.Where:
+    return claude_code.Where(project, config, project, settings)
+
+
 @pytest.mark.parametrize(
     "raw",
     [
         None,
         "",
         "relative/plan.md",
-        "PROJECT/../x.md",
-        "PROJECT/./x.md",
-        "PROJECT/x.txt",
-        "PROJECT/.hidden.md",
-        "PROJECT/with space.md",
+        "CONFIG/plans/../plans/x.md",
+        "CONFIG/plans/./x.md",
+        "CONFIG/plans/x.txt",
+        "CONFIG/plans/.hidden.md",
+        "CONFIG/plans/with space.md",
+        "CONFIG/plans/CLAUDE.md",  # not slug-shaped
+        "CONFIG/plans/README.md",
         "CONFIG/plans/sub/x.md",  # only directly in the config plans directory
         "CONFIG/x.md",
         "/tmp/x.md",
-        "PROJECT/x.md\x00",
+        "CONFIG/plans/x.md\x00",
+        # Inside the project: only in a plansDirectory of Claude Code's settings.
+        "PROJECT/x.md",
+        "PROJECT/src/x.md",
+        "PROJECT/guide/x.md",
+        "PROJECT/.claude/plans/x.md",
     ],
 )
 def test_what_claude_code_would_not_write_is_not_adopted(
@@ -89,12 +100,40 @@ def test_what_claude_code_would_not_write_is_not_adopted(
 ) -> None:
     given = raw.replace("PROJECT", str(project)).replace("CONFIG", str(config)) if raw else raw
     with pytest.raises(NotAdoptable):
-        claude_code.check_adoptable(given, project, config)
+        claude_code.check_adoptable(given, where(project, config))
 
 
 def test_adoptable_paths(project: Path, config: Path) -> None:
-    for path in (config / "plans" / f"{SLUG}.md", project / "docs" / f"{SLUG}.md"):
-        assert claude_code.check_adoptable(str(path), project, config) == path
+    default = config / "plans" / f"{SLUG}.md"
+    assert claude_code.check_adoptable(str(default), where(project, config)) == default
+    configured = where(project, config, "docs/plans", ".claude/plans")
+    for directory in ("docs/plans", ".claude/plans"):
+        path = project / directory / f"{SLUG}.md"
+        assert claude_code.check_adoptable(str(path), configured) == path
+    # Configured or not, the default stays one Claude Code could use.
+    assert claude_code.check_adoptable(str(default), configured) == default
+
+
+@pytest.mark.parametrize(
+    ("setting", "why"),
+    [
+        (".", "project root"),
+        ("PROJECT", "project root"),
+        (".git/plans", ".git"),
+        ("src", "no plans"),  # src/app.py is there
+    ],
+)
+def test_a_plans_directory_a_repository_could_abuse_is_refused(
+    project: Path, config: Path, setting: str, why: str
+) -> None:
+    """A cloned repository's own .claude/settings.json can name any plansDirectory: one that
+    is the root, in .git, or among files that are no plans is never where a plan is adopted."""
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print('hello')\n")
+    given = setting.replace("PROJECT", str(project))
+    directory = claude_code.plans_directory(project, given, config)
+    with pytest.raises(NotAdoptable, match=why):
+        claude_code.check_adoptable(str(directory / f"{SLUG}.md"), where(project, config, given))
 
 
 def test_a_path_through_a_symlink_is_not_adopted(
@@ -103,7 +142,56 @@ def test_a_path_through_a_symlink_is_not_adopted(
     (tmp_path / "elsewhere").mkdir()
     (project / "plans").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(NotAdoptable, match="symlink"):
-        claude_code.check_adoptable(str(project / "plans" / f"{SLUG}.md"), project, config)
+        claude_code.check_adoptable(
+            str(project / "plans" / f"{SLUG}.md"), where(project, config, "plans")
+        )
+
+
+def test_a_symlinked_dot_claude_plans_is_not_adopted(
+    project: Path, config: Path, tmp_path: Path
+) -> None:
+    """A cloned repository ships .claude/plans as a symlink out of the workspace; the user's
+    own settings say plansDirectory .claude/plans."""
+    (tmp_path / "outside").mkdir()
+    (project / ".claude").mkdir()
+    (project / ".claude" / "plans").symlink_to(tmp_path / "outside")
+    with pytest.raises(NotAdoptable, match="symlink"):
+        claude_code.check_adoptable(
+            str(project / ".claude" / "plans" / f"{SLUG}.md"),
+            where(project, config, ".claude/plans"),
+        )
+
+
+@pytest.mark.parametrize(
+    ("raw", "refused"),
+    [
+        ("PLAN", False),
+        ("DIR/SLUG-agent-a1.md", False),  # a subagent's, next to the session's
+        ("DIR/SLUG-agent-a1.txt", True),
+        ("DIR/other.md", True),
+        ("PROJECT/src/SLUG.md", True),  # the same slug elsewhere
+        ("PROJECT/CLAUDE.md", True),
+        ("DIR/../plans/SLUG.md", False),  # normalised, the same file
+        ("relative/SLUG.md", True),
+    ],
+)
+def test_exit_plan_modes_plan_file_path_must_be_the_sessions(
+    project: Path, config: Path, raw: str, refused: bool
+) -> None:
+    plan = config / "plans" / f"{SLUG}.md"
+    given = (
+        raw.replace("PLAN", str(plan))
+        .replace("DIR", str(plan.parent))
+        .replace("PROJECT", str(project))
+        .replace("SLUG", SLUG)
+    )
+    reason = claude_code.exit_path_refusal(given, plan, adopted=True)
+    assert (reason is not None) is refused, reason
+    if reason is not None:
+        assert str(plan) in reason and "transcript" in reason
+    # The session's own file (nothing adopted): no subagent's file stands in for it.
+    own = claude_code.exit_path_refusal(str(plan.parent / f"{SLUG}-agent-a1.md"), plan, False)
+    assert own is not None
 
 
 def lines(*entries: dict[str, object]) -> bytes:
@@ -150,17 +238,23 @@ def test_the_adopted_file_comes_from_the_attachment_else_the_slug(
 ) -> None:
     plan = config / "plans" / f"{SLUG}.md"
     facts = TranscriptFacts(slug=SLUG, plan_file=str(plan))
-    assert claude_code.adopted_plan_file(facts, project, config, None) == plan
+    found = claude_code.adopted_plan_file(facts, where(project, config))
+    assert found == (plan, claude_code.FROM_ATTACHMENT)
     slug_only = TranscriptFacts(slug=SLUG)
-    assert claude_code.adopted_plan_file(slug_only, project, config, "plans") == (
-        project / "plans" / f"{SLUG}.md"
+    assert claude_code.adopted_plan_file(slug_only, where(project, config, "plans")) == (
+        project / "plans" / f"{SLUG}.md",
+        claude_code.FROM_SLUG,
     )
-    assert claude_code.adopted_plan_file(TranscriptFacts(), project, config, None) is None
+    assert claude_code.adopted_plan_file(TranscriptFacts(), where(project, config)) is None
+    # The path alone is not enough: the slug that must be its name comes with it.
+    path_only = TranscriptFacts(plan_file=str(plan))
+    assert claude_code.adopted_plan_file(path_only, where(project, config)) is None
     other = TranscriptFacts(slug="another-slug", plan_file=str(plan))
     with pytest.raises(NotAdoptable, match="slug"):
-        claude_code.adopted_plan_file(other, project, config, None)
-    with pytest.raises(NotAdoptable):
-        claude_code.adopted_plan_file(TranscriptFacts(slug="../../etc/x"), project, config, None)
+        claude_code.adopted_plan_file(other, where(project, config))
+    for bad in ("../../etc/x", "CLAUDE", "README"):
+        with pytest.raises(NotAdoptable):
+            claude_code.adopted_plan_file(TranscriptFacts(slug=bad), where(project, config))
 
 
 # -- the service ----------------------------------------------------------------------------
@@ -205,10 +299,76 @@ def test_the_project_dir_must_be_the_workspace(project: Path, config: Path, tmp_
     assert service.plan_path(session) == project / "docs" / f"{SLUG}.md"
 
 
-def test_a_bad_exit_path_keeps_the_session_file(project: Path, config: Path) -> None:
+def test_exit_plan_modes_path_never_chooses_the_plan_file(
+    project: Path, config: Path, tmp_path: Path
+) -> None:
     service, session = planning(project)
     own = service.plan_path(session)
-    service.learn_claude_code(session, None, None, str(config), "/etc/passwd.md")
-    assert service.plan_path(session) == own
+    # Nothing adopted: only the session's own file agrees.
+    for chosen in ("/etc/passwd.md", str(project / "CLAUDE.md"), str(project / "src" / "x.md")):
+        assert service.exit_refusal(session, chosen) is not None
+        assert service.plan_path(session) == own
+    assert service.exit_refusal(session, str(own)) is None
+    # Adopted from the transcript: that file, and never the same slug elsewhere.
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
+    service.learn_claude_code(session, str(transcript), str(project), str(config))
+    plan = config / "plans" / f"{SLUG}.md"
+    assert service.exit_refusal(session, str(plan)) is None
+    elsewhere = str(project / "src" / f"{SLUG}.md")
+    assert str(plan) in (service.exit_refusal(session, elsewhere) or "")
+    assert service.plan_path(session) == plan
     with pytest.raises(InvalidParams, match="transcriptPath"):
         service.learn_claude_code(session, "relative.jsonl")
+
+
+def test_a_refused_plan_file_denies_every_write_and_tells_once(
+    project: Path, config: Path, tmp_path: Path
+) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"plansDirectory": "."}))
+    service, session = planning(project)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
+    warning = service.learn_claude_code(session, str(transcript), str(project), str(config))
+    assert warning is not None and "project root" in warning
+    assert service.learn_claude_code(session, str(transcript), str(project), str(config)) is None
+    assert session.plan_file is None
+    for target in (project / f"{SLUG}.md", service.plan_path(session)):
+        denied = service.check_tool(session, "Write", {"file_path": str(target)})
+        assert denied.behavior == "deny"
+        assert "project root" in (denied.message or "")
+    assert "project root" in (service.exit_refusal(session, None) or "")
+
+
+def test_a_saved_adoption_is_checked_again_on_load(
+    project: Path, config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session file is in the workspace: a repository can ship one naming CLAUDE.md."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    service, session = planning(project)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
+    service.learn_claude_code(session, str(transcript), str(project), str(config))
+    saved = service.store.path(session.id)
+    data = json.loads(saved.read_text())
+    assert (data["planFile"], data["planFileSource"]) == (
+        str(config / "plans" / f"{SLUG}.md"),
+        claude_code.FROM_SLUG,
+    )
+    again = PlanModeService(project).require_session(session.id)
+    assert (again.plan_file, again.plan_file_source) == (session.plan_file, claude_code.FROM_SLUG)
+    (project / "src").mkdir()
+    for forged, slug in (
+        (str(project / "CLAUDE.md"), "CLAUDE"),
+        (str(project / "src" / f"{SLUG}.md"), SLUG),
+        (str(project / "notes.md"), SLUG),
+    ):
+        Path(forged).write_text("# not a plan\n")
+        saved.write_text(json.dumps({**data, "planFile": forged, "planSlug": slug}))
+        fresh = PlanModeService(project)
+        assert fresh.list_plans() == [], forged  # not listed as a plan either
+        loaded = fresh.require_session(session.id)
+        assert loaded.plan_file is None, forged
+        assert fresh.plan_path(loaded).parent == fresh.plans_directory
+        assert fresh.check_tool(loaded, "Write", {"file_path": forged}).behavior == "deny"

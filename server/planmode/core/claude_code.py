@@ -8,9 +8,12 @@ recorded in the session's transcript (``slug`` on its lines), and so is the plan
 (the ``plan_mode`` attachment's ``planFilePath``). A session of Claude Code *adopts* that file:
 it is the session's plan for enforcement, review, write-back and history.
 
-An adopted path never goes where Claude Code itself would not write: an absolute, normalised
-``.md`` path whose name is a plain slug, either inside the project root or directly in the
-config directory's ``plans``, with no symlink on the way (see :func:`check_adoptable`).
+Only the transcript names the file; ExitPlanMode's ``planFilePath`` never does (the model can
+put anything there): it must name the file already adopted. And an adopted path never goes
+where Claude Code itself would not write, nor where a cloned repository could point it (see
+:func:`check_adoptable`): ``<the transcript's slug>.md``, directly in ``<config>/plans`` or in
+a ``plansDirectory`` of Claude Code's settings files that is a usable plans directory of the
+workspace (:func:`planmode.core.plans.plans_directory_refusal`), with no symlink on the way.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planmode.core.plans import SAFE_ID_RE
+from planmode.core import plans
 
 # Claude Code's settings files that may set plansDirectory, highest precedence first
 # (managed policy, then the project's local and shared files, then the user's).
@@ -55,6 +58,12 @@ def settings_files(project: Path, config: Path) -> list[Path]:
 def plans_directory_setting(files: Iterable[Path]) -> str | None:
     """The first ``plansDirectory`` string found in ``files`` (highest precedence first);
     unreadable or malformed files are skipped, as Claude Code skips them."""
+    return next(iter(plans_directory_settings(files)), None)
+
+
+def plans_directory_settings(files: Iterable[Path]) -> list[str]:
+    """Every ``plansDirectory`` string found in ``files``, highest precedence first."""
+    found = []
     for path in files:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -62,8 +71,8 @@ def plans_directory_setting(files: Iterable[Path]) -> str | None:
             continue
         value = data.get("plansDirectory") if isinstance(data, dict) else None
         if isinstance(value, str) and value:
-            return value
-    return None
+            found.append(value)
+    return found
 
 
 def plans_directory(project: Path, setting: str | None, config: Path) -> Path:
@@ -81,24 +90,56 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
-def check_adoptable(raw: object, project: Path, config: Path) -> Path:
-    """``raw`` as an adoptable plan file, or :class:`NotAdoptable` saying why."""
+@dataclass(frozen=True)
+class Where:
+    """Where Claude Code may keep this session's plan: its project root, its configuration
+    directory, the workspace the server serves, and the ``plansDirectory`` values of its
+    settings files (highest precedence first)."""
+
+    project: Path
+    config: Path
+    workspace: Path
+    settings: tuple[str, ...] = ()
+
+    def directories(self) -> list[Path]:
+        """The plans directories Claude Code could use: each setting by its rule, and
+        ``<config>/plans``."""
+        found = [plans_directory(self.project, value, self.config) for value in self.settings]
+        return [*dict.fromkeys([*found, self.config / "plans"])]
+
+
+def check_adoptable(raw: object, where: Where) -> Path:
+    """``raw`` as an adoptable plan file, or :class:`NotAdoptable` saying why.
+
+    Adoptable: an absolute, normalised path ``<dir>/<slug>.md`` with a slug-shaped name, no
+    symlink on the way, where ``<dir>`` is one of Claude Code's plans directories
+    (:meth:`Where.directories`); one inside the workspace or the project must also be a
+    usable plans directory there (not the root, not in ``.git``, nothing but plans in it).
+    """
     if not isinstance(raw, str) or not raw or "\x00" in raw:
         raise NotAdoptable(f"{raw!r} is not a file path")
     if not os.path.isabs(raw) or os.path.normpath(raw) != raw:
         raise NotAdoptable(f"{raw!r} is not an absolute, normalised path")
     path = Path(raw)
-    if path.suffix != ".md" or not SAFE_ID_RE.match(path.stem):
+    if path.suffix != ".md" or not plans.is_slug(path.stem):
         raise NotAdoptable(f"{raw!r} is not a plan file name (<slug>.md)")
-    parent = str(path.parent)
-    config_plans = str(config / "plans")
-    if not (_inside(parent, str(project)) or parent == config_plans):
+    directories = where.directories()
+    if path.parent not in directories:
+        shown = ", ".join(str(d) for d in directories)
         raise NotAdoptable(
-            f"{raw!r} is neither inside the project {project} nor directly in {config_plans}"
+            f"{raw!r} is not in a plans directory Claude Code uses ({shown}: its "
+            "plansDirectory settings and its default)"
         )
     real = os.path.realpath(raw)
     if real != raw:
         raise NotAdoptable(f"{raw!r} goes through a symlink (it resolves to {real})")
+    for root in (where.workspace, where.project):
+        if _inside(str(path.parent), str(root)):
+            if path.parent == root:
+                raise NotAdoptable(f"its plans directory {path.parent} is the project root")
+            refusal = plans.plans_directory_refusal(path.parent, where.workspace)
+            if refusal is not None:
+                raise NotAdoptable(f"its plans directory {refusal}")
     return path
 
 
@@ -156,18 +197,52 @@ def _attachment_plan_file(attachment: Any) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def adopted_plan_file(
-    facts: TranscriptFacts, project: Path, config: Path, setting: str | None
-) -> Path | None:
-    """The plan file the transcript points at: its plan_mode attachment's path, else its slug
-    in Claude Code's plans directory; None while it names none. Raises
-    :class:`NotAdoptable` for a path that may not be adopted."""
-    if facts.plan_file is not None:
-        path = check_adoptable(facts.plan_file, project, config)
-        if facts.slug is not None and path.stem != facts.slug:
-            raise NotAdoptable(f"{path} does not carry the transcript's slug {facts.slug!r}")
-        return path
+# How an adopted plan file was learned (saved with the session).
+FROM_ATTACHMENT = "transcriptAttachment"
+FROM_SLUG = "transcriptSlug"
+
+
+def adopted_plan_file(facts: TranscriptFacts, where: Where) -> tuple[Path, str] | None:
+    """The plan file the transcript points at, and how it was learned: its plan_mode
+    attachment's path, else its slug in Claude Code's plans directory; None while it names
+    none (no slug yet). Raises :class:`NotAdoptable` for a path that may not be adopted."""
     if facts.slug is None:
         return None
-    directory = plans_directory(project, setting, config)
-    return check_adoptable(str(directory / f"{facts.slug}.md"), project, config)
+    if not plans.is_slug(facts.slug):
+        raise NotAdoptable(f"the transcript's slug {facts.slug!r} is not a plan slug")
+    if facts.plan_file is not None:
+        path = check_adoptable(facts.plan_file, where)
+        if path.stem != facts.slug:
+            raise NotAdoptable(f"{path} does not carry the transcript's slug {facts.slug!r}")
+        return path, FROM_ATTACHMENT
+    setting = where.settings[0] if where.settings else None
+    directory = plans_directory(where.project, setting, where.config)
+    return check_adoptable(str(directory / f"{facts.slug}.md"), where), FROM_SLUG
+
+
+def exit_path_refusal(raw: str, plan: Path, adopted: bool) -> str | None:
+    """Why ExitPlanMode's ``planFilePath`` ``raw`` is refused for a session whose plan file is
+    ``plan``; None when it names that file or a subagent's next to an adopted one. It never
+    chooses the plan file: it may only agree with the one the session has."""
+    given = Path(os.path.normpath(raw)) if os.path.isabs(raw) and "\x00" not in raw else None
+    if given == plan:
+        return None
+    if (
+        adopted
+        and given is not None
+        and given.parent == plan.parent
+        and given.name.startswith(f"{plan.stem}-agent-")
+        and plans.is_plan_name(given.name)
+    ):
+        return None  # a subagent's file next to the session's
+    source = "the file Claude Code's transcript names" if adopted else "this session's own"
+    return f"its planFilePath {raw!r} is not the session's plan file {plan} ({source})"
+
+
+def refused_exit_text(reason: str, plan: Path) -> str:
+    """What the agent reads when its ExitPlanMode is refused before any approval."""
+    return (
+        f"Plan mode refused ExitPlanMode: {reason}. Nothing was submitted or written and you "
+        f"are still in plan mode. The plan is reviewed in {plan}: write it there and call "
+        "ExitPlanMode again."
+    )

@@ -40,6 +40,7 @@ def check_tool(
         ask_rules=tuple(rules.ask),
         granted_prompts=session.granted_prompts,
         plan_adopted=session.plan_file is not None,
+        plan_unavailable=registry.plan_file_refusal(session, agent_id),
     )
     decision = permissions.decide(tool, tool_input, context)
     if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":

@@ -129,6 +129,9 @@ class ToolContext:
     # The plan file is the agent's own (Claude Code's, docs/claude-code.md): a write of it must
     # name it as the agent does — the spelled path and the resolved one both the plan file.
     plan_adopted: bool = False
+    # Why the plan file may not be written now (a refused plans directory, an agent's plan
+    # file that could not be adopted): every write while planning is denied, saying why.
+    plan_unavailable: str | None = None
 
 
 def allow(rule: str = RULE_MODE) -> Decision:
@@ -159,6 +162,8 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
         lexical = lexical_path(raw, context.root)
     except UnsafePath as exc:
         return f"no file path ({exc})"  # read as "Write of no file path (…)"
+    if context.plan_unavailable is not None:
+        return f"{resolved} (no plan file can be written: {context.plan_unavailable})"
     plan = context.plan_file
     if plan.is_symlink() or plan.resolve() != plan:
         return f"{resolved} (the plan file is a symlink, never written through)"

@@ -43,6 +43,8 @@ class SessionRegistry:
         self._snapshots: dict[tuple[str, Path], str] = {}
         # Session id -> what its Claude Code transcript said so far (read on from there).
         self._transcripts: dict[str, claude_code.TranscriptFacts] = {}
+        # Session id -> why the plan file its transcript names is not adopted.
+        self._not_adopted: dict[str, str] = {}
         self.configure(settings)
 
     # -- settings -------------------------------------------------------------------------
@@ -58,6 +60,11 @@ class SessionRegistry:
     @property
     def plans_directory_warning(self) -> str | None:
         return self._location.warning
+
+    @property
+    def _usable_plans_directory(self) -> Path | None:
+        """The plans directory, None when not even the default may be used."""
+        return None if self._location.refused else self._location.directory
 
     def with_rules(self, state: modes.ModeState) -> modes.ModeState:
         """The settings' allow rules, dangerous ones held back while auto mode is active."""
@@ -87,6 +94,8 @@ class SessionRegistry:
             return None
         if found is None:
             found = Session(session_id)
+        elif found.plan_file is not None:
+            self._check_saved_adoption(found)
         found.modes = self.with_rules(found.modes)
         self.sessions[session_id] = found
         return found
@@ -125,16 +134,32 @@ class SessionRegistry:
             raise InvalidParams(str(exc)) from exc
         return self.plans_directory / name
 
+    def plan_file_refusal(self, session: Session, agent_id: str | None = None) -> str | None:
+        """Why the session's plan file may not be written now; None when it may: the plans
+        directory is refused, the plan file Claude Code's transcript names could not be
+        adopted, or a symlink is on the way to it."""
+        if session.plan_file is None:
+            not_adopted = self._not_adopted.get(session.id)
+            if not_adopted is not None:
+                return f"Claude Code's plan file is not used ({not_adopted})"
+            if self._location.refused is not None:
+                return self._location.refused
+        try:
+            path = self.plan_path(session, agent_id)
+        except InvalidParams:
+            return None  # the caller reports the agentId
+        return plans.plan_write_refusal(path)
+
     def find_plan_file(self, raw: object) -> Path | None:
         """The plan file of this workspace that ``raw`` names, resolved (the rule is
         :func:`planmode.core.plans.find_plan_file`); None when it names none."""
-        return plans.find_plan_file(raw, self.root, self.plans_directory, self._adopted())
+        return plans.find_plan_file(raw, self.root, self._usable_plans_directory, self._adopted())
 
     def is_plan_file(self, raw: object) -> bool:
         """A plan file of this workspace: in the plans directory, or a session's adopted one
         (or a subagent's next to it), named so that both readings of the path agree (the rule
         is :func:`planmode.core.plans.is_plan_file`)."""
-        return plans.is_plan_file(raw, self.root, self.plans_directory, self._adopted())
+        return plans.is_plan_file(raw, self.root, self._usable_plans_directory, self._adopted())
 
     def _adopted(self) -> Iterator[Path]:
         """The plan files sessions adopted (Claude Code's own, outside the plans directory)."""
@@ -153,9 +178,10 @@ class SessionRegistry:
         pending = {
             s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
         }
-        adopted = self.store.adopted()
+        adopted = {p: i for p, i in self.store.adopted().items() if self._still_adoptable(p)}
         adopted.update({s.plan_file: s.id for s in self.sessions.values() if s.plan_file})
-        found = list(plans.list_plan_files(self.plans_directory))
+        directory = self._usable_plans_directory
+        found = list(plans.list_plan_files(directory)) if directory is not None else []
         found += [
             info
             for path in adopted
@@ -188,43 +214,86 @@ class SessionRegistry:
         transcript: str | None = None,
         project: str | None = None,
         config: str | None = None,
-        plan_file: str | None = None,
-    ) -> None:
-        """Adopt the plan file Claude Code writes for this session (docs/claude-code.md), from
-        its transcript or from ExitPlanMode's ``planFilePath``. A path Claude Code would not
-        write to is not adopted (logged); the session then keeps the file it had."""
+    ) -> str | None:
+        """Adopt the plan file Claude Code writes for this session (docs/claude-code.md), as
+        its transcript names it. A path that may not be adopted
+        (:func:`planmode.core.claude_code.check_adoptable`) is not: the session keeps no
+        writable plan file until it is fixed. Returns what to tell the user the first time
+        the session's file is refused; None otherwise."""
+        if transcript is None:
+            return None
+        path = Path(transcript)
+        if not path.is_absolute() or path.suffix != ".jsonl":
+            raise InvalidParams(f"field 'transcriptPath': {transcript!r} is no transcript")
+        if session.plan_file is not None:
+            return None  # once adopted, the file stays the session's
+        facts = claude_code.read_transcript(
+            path, self._transcripts.get(session.id, claude_code.TranscriptFacts())
+        )
+        self._transcripts[session.id] = facts
+        try:
+            found = claude_code.adopted_plan_file(facts, self._claude_code_where(project, config))
+        except claude_code.NotAdoptable as exc:
+            reason = str(exc)
+            if self._not_adopted.get(session.id) == reason:
+                return None
+            self._not_adopted[session.id] = reason
+            log.warning("session %s: not adopting Claude Code's plan file: %s", session.id, reason)
+            return (
+                f"Plan mode does not use Claude Code's plan file for session {session.id}: "
+                f"{reason}. While it plans, no file may be written."
+            )
+        if found is None:
+            return None
+        session.plan_file, session.plan_file_source = found
+        session.slug = session.plan_file.stem
+        self._not_adopted.pop(session.id, None)
+        self.save(session)
+        return None
+
+    def exit_refusal(
+        self, session: Session, plan_file: str | None, agent_id: str | None = None
+    ) -> str | None:
+        """Why an ExitPlanMode of the planning ``session`` must be refused before anything is
+        written: its plan file may not be written, or its ``planFilePath`` (Claude Code's
+        ExitPlanMode input) names another file than the session's. None: go ahead."""
+        refusal = self.plan_file_refusal(session, agent_id)
+        if refusal is not None:
+            return f"the plan file cannot be written: {refusal}"
+        if plan_file is None:
+            return None
+        try:
+            plan = self.plan_path(session, agent_id)
+        except InvalidParams:
+            return None  # the exit itself reports the agentId
+        return claude_code.exit_path_refusal(plan_file, plan, session.plan_file is not None)
+
+    def _claude_code_where(
+        self, project: str | None = None, config: str | None = None
+    ) -> claude_code.Where:
         project_dir = self._project_dir(project)
         config_dir = claude_code.config_dir(config)
-        facts = self._transcripts.get(session.id, claude_code.TranscriptFacts())
-        if transcript is not None and session.plan_file is None:
-            path = Path(transcript)
-            if not path.is_absolute() or path.suffix != ".jsonl":
-                raise InvalidParams(f"field 'transcriptPath': {transcript!r} is no transcript")
-            facts = claude_code.read_transcript(path, facts)
-            self._transcripts[session.id] = facts
+        settings = claude_code.plans_directory_settings(
+            claude_code.settings_files(project_dir, config_dir)
+        )
+        return claude_code.Where(project_dir, config_dir, self.root, tuple(settings))
+
+    def _check_saved_adoption(self, session: Session) -> None:
+        """A saved session's adopted file is checked again as if just learned (a session file
+        is in the workspace, which a repository can ship); one that fails is dropped, and
+        learned again from the next hook's transcript."""
+        if session.plan_file is not None and not self._still_adoptable(session.plan_file):
+            session.plan_file = session.plan_file_source = None
+
+    def _still_adoptable(self, path: Path) -> bool:
+        """Whether a saved adopted file passes :func:`claude_code.check_adoptable` (with
+        this server's Claude Code configuration directory) again."""
         try:
-            if plan_file is not None:
-                found: Path | None = claude_code.check_adoptable(plan_file, project_dir, config_dir)
-                slug = facts.slug
-                if found is not None and slug is not None and found.stem != slug:
-                    raise claude_code.NotAdoptable(
-                        f"{plan_file} does not carry the transcript's slug {slug!r}"
-                    )
-            elif session.plan_file is None:
-                setting = claude_code.plans_directory_setting(
-                    claude_code.settings_files(project_dir, config_dir)
-                )
-                found = claude_code.adopted_plan_file(facts, project_dir, config_dir, setting)
-            else:
-                found = None
+            claude_code.check_adoptable(str(path), self._claude_code_where())
         except claude_code.NotAdoptable as exc:
-            log.warning("session %s: not adopting Claude Code's plan file: %s", session.id, exc)
-            return
-        if found is None or found == session.plan_file:
-            return
-        session.plan_file = found
-        session.slug = found.stem
-        self.save(session)
+            log.warning("a saved plan file is not used: %s", exc)
+            return False
+        return True
 
     def _project_dir(self, raw: str | None) -> Path:
         """Claude Code's project root: the given directory when it is this workspace or inside

@@ -50,6 +50,7 @@ class PlanModeService:
         self.find_plan_file = registry.find_plan_file
         self.is_plan_file = registry.is_plan_file
         self.learn_claude_code = registry.learn_claude_code
+        self.exit_refusal = registry.exit_refusal
         self.read_plan = registry.read_plan
         self.read_text = registry.read_text
         self.list_plans = registry.list_plans

@@ -20,7 +20,7 @@ from typing import Any
 from planmode.core.approval import AllowedPrompt, Approval, now_iso
 from planmode.core.attachments import TurnCounter
 from planmode.core.modes import PERMISSION_MODES, ModeState
-from planmode.core.plans import SAFE_ID_RE, write_atomic
+from planmode.core.plans import SAFE_ID_RE, is_slug, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,11 @@ class Session:
     # A teammate's plan_approval_request still waiting for the lead's answer.
     awaiting_request: str | None = None
     # The agent's own plan file (Claude Code's, docs/claude-code.md), once learned: it replaces
-    # <plans directory>/<slug>.md for everything.
+    # <plans directory>/<slug>.md for everything. Saved with how it was learned (the
+    # transcript's plan_mode attachment or its slug), so a restart never learns it anew from
+    # what the agent says.
     plan_file: Path | None = None
+    plan_file_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class Session:
             "turns": {key: asdict(counter) for key, counter in self.turns.items()},
             "awaitingRequest": self.awaiting_request,
             "planFile": str(self.plan_file) if self.plan_file else None,
+            "planFileSource": self.plan_file_source if self.plan_file else None,
             "createdAt": self.created_at,
             "updatedAt": now_iso(),
         }
@@ -93,17 +97,25 @@ class Session:
         modes = replace(ModeState(), **values)
         if modes.mode not in PERMISSION_MODES:
             raise ValueError(f"unknown mode {modes.mode!r}")
+        slug = data.get("planSlug")
+        if slug is not None and not (isinstance(slug, str) and SAFE_ID_RE.match(slug)):
+            # A slug names a file in the plans directory: never a path (../src/app).
+            log.warning("a saved plan slug %r is no file name: a new one is chosen", slug)
+            slug = None
+        plan_file = _saved_plan_file(data.get("planFile"), slug)
+        source = data.get("planFileSource")
         return cls(
             id=str(data["sessionId"]),
             modes=modes,
-            slug=data.get("planSlug"),
+            slug=slug,
             granted_prompts=tuple(
                 AllowedPrompt(str(p["tool"]), str(p["prompt"]))
                 for p in data.get("grantedPrompts") or []
             ),
             created_at=str(data.get("createdAt") or now_iso()),
             awaiting_request=data.get("awaitingRequest"),
-            plan_file=Path(data["planFile"]) if isinstance(data.get("planFile"), str) else None,
+            plan_file=plan_file,
+            plan_file_source=source if plan_file is not None and isinstance(source, str) else None,
             turns={
                 str(key): TurnCounter(
                     turns_since_attachment=counter.get("turns_since_attachment"),
@@ -112,6 +124,24 @@ class Session:
                 for key, counter in (data.get("turns") or {}).items()
             },
         )
+
+
+def _saved_plan_file(raw: object, slug: object) -> Path | None:
+    """A saved adopted plan file, when it still looks like one: an absolute, normalised
+    ``<slug>.md`` of the session's own slug (the registry checks the rest)."""
+    if raw is None:
+        return None
+    if (
+        isinstance(raw, str)
+        and "\x00" not in raw
+        and os.path.isabs(raw)
+        and os.path.normpath(raw) == raw
+        and Path(raw).name == f"{slug}.md"
+        and is_slug(Path(raw).stem)
+    ):
+        return Path(raw)
+    log.warning("a saved plan file %r is not the plan of slug %r: not used", raw, slug)
+    return None
 
 
 class SessionStore:
@@ -154,12 +184,15 @@ class SessionStore:
         }
 
     def adopted(self) -> dict[Path, str]:
-        """Adopted plan file -> session id for every saved session."""
-        return {
-            Path(data["planFile"]): str(data.get("sessionId"))
-            for data in self._saved()
-            if isinstance(data.get("planFile"), str)
-        }
+        """Adopted plan file -> session id for every saved session (one that does not look
+        like a plan file of its slug is left out)."""
+        found = {}
+        for data in self._saved():
+            if isinstance(data.get("planFile"), str):
+                path = _saved_plan_file(data["planFile"], data.get("planSlug"))
+                if path is not None:
+                    found[path] = str(data.get("sessionId"))
+        return found
 
     def _saved(self) -> Iterator[dict[str, Any]]:
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from planmode.core import approval as core
-from planmode.core import prompts
+from planmode.core import claude_code, prompts
 from planmode.core.approval import rejected_exit
 from planmode.core.errors import NoPendingApproval, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
@@ -45,7 +45,10 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
     session = server.session_for(params)
-    follow_claude_code(server, session, params, params.plan_file_path)
+    follow_claude_code(server, session, params)
+    refused = refuse_exit(server, session, params)
+    if refused is not None:
+        return refused
     teammate_result = server.service.exit_as_teammate(session, params.agent_id, params.plan)
     if teammate_result is not None:
         if teammate_result.outcome == "awaitingLeaderApproval":
@@ -121,11 +124,10 @@ def change_mode(server: PlanModeServer, session: Session, mode: PermissionMode) 
         server.show_message(warning)
 
 
-def follow_claude_code(
-    server: PlanModeServer, session: Session, params: ClaudeCodeParams, plan_file: str | None = None
-) -> None:
-    """Bring the session to the agent's permission mode, then learn its plan file while it
-    plans (docs/claude-code.md)."""
+def follow_claude_code(server: PlanModeServer, session: Session, params: ClaudeCodeParams) -> None:
+    """Bring the session to the agent's permission mode, then learn its plan file from its
+    transcript while it plans (docs/claude-code.md); a file that cannot be adopted is told
+    to the user once."""
     mode = params.permission_mode
     if mode in PERMISSION_MODES and mode != session.modes.mode:
         try:
@@ -134,10 +136,35 @@ def follow_claude_code(
         except PlanModeError as exc:
             # The decision still follows the mode the session could keep.
             log.warning("session %s stays in %s: %s", session.id, session.modes.mode, exc.message)
-    if session.modes.mode == "plan" and (params.transcript_path or plan_file):
-        server.service.learn_claude_code(
-            session, params.transcript_path, params.project_dir, params.claude_config_dir, plan_file
+    if session.modes.mode == "plan" and params.transcript_path:
+        warning = server.service.learn_claude_code(
+            session, params.transcript_path, params.project_dir, params.claude_config_dir
         )
+        if warning is not None:
+            server.show_message(warning)
+
+
+def refuse_exit(server: PlanModeServer, session: Session, params: ExitParams) -> ExitResult | None:
+    """An ExitPlanMode refused before anything is written or asked (docs/protocol.md §3): its
+    plan file may not be written, or its ``planFilePath`` is not the session's plan file.
+    The agent reads why as a rejection, the user in a warning; the session stays planning."""
+    if session.modes.mode != "plan":
+        return None  # the exit itself says so
+    service = server.service
+    reason = service.exit_refusal(session, params.plan_file_path, params.agent_id)
+    if reason is None:
+        return None
+    plan = service.plan_path(session, params.agent_id)
+    text = claude_code.refused_exit_text(reason, plan)
+    server.show_message(f"Plan mode refused the exit of session {session.id}: {reason}.")
+    refused = core.ExitResult(
+        outcome="rejected",
+        file_path=str(plan),
+        tool_result=text,
+        is_agent=params.agent_id is not None,
+        feedback=text,
+    )
+    return ExitResult.from_core(refused.to_wire())
 
 
 async def show_plan(server: PlanModeServer, approval: core.Approval) -> None:
