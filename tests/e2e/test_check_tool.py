@@ -150,6 +150,17 @@ async def test_outside_plan_mode_the_permission_mode_decides(editor: Editor, roo
 DENY_ROWS: list[Row] = [
     ("deny-rm", "Bash", {"command": "rm -rf build"}, "deny"),
     ("deny-rm-in-list", "Bash", {"command": "ls; rm x"}, "deny"),
+    # wherever bash finds the command (docs/read-only-bash.md, "Permission rules")
+    ("deny-rm-after-glued-hash", "Bash", {"command": "[ -d src ]#; rm -rf src"}, "deny"),
+    ("deny-rm-in-expansion", "Bash", {"command": "echo ${HOME#$(rm -rf src)}"}, "deny"),
+    ("deny-rm-in-default", "Bash", {"command": "echo \"${x:-'$(rm -rf src)'}\""}, "deny"),
+    ("deny-rm-in-heredoc", "Bash", {"command": "cat <<EOF\n`rm -rf src`\nEOF"}, "deny"),
+    ("deny-rm-in-arithmetic", "Bash", {"command": "echo $(( $(rm -rf src) ))"}, "deny"),
+    ("deny-rm-in-subscript", "Bash", {"command": "a[$(rm -rf src)]=1"}, "deny"),
+    ("deny-rm-in-trap", "Bash", {"command": "trap 'rm -rf src' EXIT"}, "deny"),
+    ("deny-rm-in-wrapper", "Bash", {"command": "timeout -s KILL 5 rm -rf src"}, "deny"),
+    ("deny-rm-in-find-exec", "Bash", {"command": "find . -exec rm {} \\;"}, "deny"),
+    ("other-bash", "Bash", {"command": "ls -la # rm"}, "allow"),
     ("deny-secret", "Read", {"file_path": "secrets/key.pem"}, "deny"),
     ("deny-secret-dotdot", "Read", {"file_path": "src/../secrets/a/b"}, "deny"),
     ("other-read", "Read", {"file_path": "src/app.py"}, "allow"),

@@ -4,8 +4,9 @@ Claude Code's forms: ``Bash(prefix:*)`` (a word prefix), ``Bash(cmd)`` (an exact
 a wildcard), a path pattern for the file tools (``Edit(src/**)``, relative to the workspace;
 ``//abs`` and ``~/`` absolute), ``WebFetch(domain:host)``, an agent type for Agent/Task, and the
 bare tool name (every call). A Bash line is split into its simple commands
-(:mod:`planmode.core.shell`); deny and ask rules fail closed on a line that cannot be known, and
-an allow rule lets a line through only when it covers every command in it.
+(:mod:`planmode.core.shell`); deny and ask rules fail closed on a line whose commands cannot all
+be known, allow rules never match one, and an allow rule lets a line through only when it covers
+every command in it.
 """
 
 from __future__ import annotations
@@ -101,11 +102,13 @@ def rule_matches(
         command = tool_input.get("command")
         if not isinstance(command, str):
             return False
-        parts = list(shell.simple_commands(command)) or [command]
         forms = shell.rule_forms(command)
-        if forms is None and fail_closed:
-            return True
-        return any(_bash_rule_matches(content, part) for part in parts + (forms or []))
+        if forms is None:
+            # Not every command the line runs is known (docs/read-only-bash.md, "Permission
+            # rules"): deny and ask rules cover it, allow rules do not.
+            return fail_closed
+        parts = list(shell.simple_commands(command)) or [command]
+        return any(_bash_rule_matches(content, part) for part in parts + forms)
     if tool in PATH_TOOLS:
         raw = tool_input.get("file_path", tool_input.get("path", tool_input.get("notebook_path")))
         return _path_rule_matches(content, raw, root)
