@@ -19,6 +19,12 @@ the server of the workspace and prints an answer only when plan mode has one
 
 A subagent's call (``agent_id``) is forwarded as that subagent's (``agentId``).
 
+Where Claude Code runs Bash through planmode's shell prefix (``planmode init claude-code``), a
+``PreToolUse`` of ``Bash`` also leaves the session's record for the prefix: whether the session
+plans and, while it does, the sandbox that runs the command (no ``updatedInput`` rewrite then;
+:mod:`planmode.agents.claude_code.shell_prefix`). A record that cannot be written while
+planning denies the call.
+
 The server is found the way Claude Code names the workspace (``$CLAUDE_PROJECT_DIR``, else the
 payload's ``cwd``), through the workspace's record in the user's runtime directory
 (:mod:`planmode.runtime`), never through a file inside the workspace, which a repository could
@@ -39,6 +45,7 @@ import os
 import sys
 
 from planmode import runtime
+from planmode.agents.claude_code import shell_prefix
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False
@@ -301,7 +308,11 @@ def _text(result: dict[str, Any], key: str) -> str | None:
     return value
 
 
-def pre_tool_use(info: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
+def pre_tool_use(
+    info: dict[str, Any], event: dict[str, Any], records: bool = False
+) -> dict[str, Any] | None:
+    """``records``: Claude Code runs this Bash call through planmode's shell prefix, which
+    reads the session's record (:mod:`planmode.agents.claude_code.shell_prefix`)."""
     params = claude_code_params(event)
     params["tool"] = str(event.get("tool_name") or "")
     tool_input = event.get("tool_input")
@@ -317,21 +328,62 @@ def pre_tool_use(info: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] 
     speaks = (behavior == "deny" and rule.startswith("plan.")) or (
         behavior == "allow" and rule in VOUCHED
     )
+    sandbox = decision.get("sandbox")
+    if records:
+        _record_decision(event, decision, speaks)
     if not speaks:
         return None
     output: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
     if message:
         output["permissionDecisionReason"] = message
-    sandbox = decision.get("sandbox")
     if (
-        behavior == "allow"
+        not records
+        and behavior == "allow"
         and isinstance(sandbox, dict)
         and isinstance(sandbox.get("command"), str)
         and (sandbox.get("required") is True or _runs_rewritten_bash(event.get("transcript_path")))
     ):
-        # Claude Code runs the sandboxed line instead (docs/sandbox.md).
+        # No shell prefix: Claude Code runs the sandboxed line instead (docs/sandbox.md).
         output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
     return {"hookSpecificOutput": output}
+
+
+def _record_before(event: dict[str, Any]) -> None:
+    """Before asking the server: outside plan mode the record says so at once; a session that
+    just entered plan mode gets a record that runs nothing until the answer is known."""
+    mode = str(event.get("permission_mode") or "")
+    if mode != "plan":
+        shell_prefix.write_record(event["session_id"], mode)
+        return
+    found = shell_prefix.read_record(event["session_id"])
+    if found is None or found[0] != "plan":
+        shell_prefix.write_record(event["session_id"], "plan", shell_prefix.PENDING)
+
+
+def _record_decision(event: dict[str, Any], decision: dict[str, Any], vouched: bool) -> None:
+    """After the answer: while the session plans (Claude Code's mode or the server's), how the
+    script runs the command — in the sandbox the answer names, or, where no sandbox works here,
+    as the classifier allowed it. A denied call does not run; any other answer leaves the
+    record as it is (a pending one runs nothing)."""
+    mode = str(event.get("permission_mode") or "")
+    planning = mode == "plan" or decision.get("mode") == "plan"
+    if not planning:
+        shell_prefix.write_record(event["session_id"], mode)
+        return
+    if decision.get("behavior") == "deny":
+        return
+    sandbox = decision.get("sandbox")
+    prefix = sandbox.get("prefix") if isinstance(sandbox, dict) else None
+    if isinstance(prefix, list) and prefix and all(isinstance(word, str) for word in prefix):
+        shell_prefix.write_record(event["session_id"], "plan", shell_prefix.SANDBOX, prefix)
+    elif sandbox is None and vouched:
+        shell_prefix.write_record(event["session_id"], "plan", shell_prefix.CLASSIFIER)
+
+
+def _record_no_server(event: dict[str, Any]) -> None:
+    """No plan-mode server for the workspace: planmode has no opinion, in the script as here."""
+    mode = str(event.get("permission_mode") or "")
+    shell_prefix.write_record(event["session_id"], mode, shell_prefix.NO_SERVER)
 
 
 def _runs_rewritten_bash(transcript: object) -> bool:
@@ -477,20 +529,34 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
     if name not in ("PreToolUse", "PermissionRequest", "SessionEnd"):
         return None
     root = "the workspace"
+    # Claude Code runs this Bash call through planmode's shell prefix: the session's record
+    # tells the prefix whether to sandbox it (docs/claude-code.md).
+    records = name == "PreToolUse" and event.get("tool_name") == "Bash" and shell_prefix.is_ours()
     try:
+        if records:
+            _record_before(event)
+        if name == "SessionEnd":
+            shell_prefix.remove_record(event["session_id"])
         found = locate(event)
         if found is None:
+            if records:
+                _record_no_server(event)
             return None  # no editor server here ever: Claude Code asks in the terminal
         root, record = found
         info = endpoint(record)
         if name == "PreToolUse":
-            return pre_tool_use(info, event)
+            return pre_tool_use(info, event, records)
         if name == "PermissionRequest":
             return permission_request(info, event)
         session_end(info, event)
         return None
-    except NoServer:
-        return None  # it stopped, as servers do when the editor closes
+    except NoServer:  # it stopped, as servers do when the editor closes
+        if records:
+            try:
+                _record_no_server(event)
+            except shell_prefix.RecordError as exc:
+                return _fail_closed(event, f"Denied by plan mode: {exc}")
+        return None
     except ServerGone as gone:
         sys.stderr.write(f"planmode hook: {gone}\n")
         return _fail_closed(event, _gone(root, gone.pid))
