@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code
+.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code claude-code-latest
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -97,18 +97,30 @@ editors:
 E2E_CACHE := $(or $(PLANMODE_E2E_CACHE),$(HOME)/.cache/planmode-e2e)
 CLAUDE_CODE_VERSIONS := $(shell cat tests/e2e/claude_code/versions.txt)
 
+# $(call install-claude-code,VERSION): that version into the cache, unless it is there.
+define install-claude-code
+dir="$(E2E_CACHE)/claude-code/$(1)"; \
+[ -f "$$dir/.installed" ] || { \
+  echo "installing Claude Code $(1) into $$dir"; \
+  npm install --prefix "$$dir" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$(1)" \
+  && { "$$dir/node_modules/.bin/claude" --version >/dev/null 2>&1 \
+       || (cd "$$dir/node_modules/@anthropic-ai/claude-code" && node install.cjs); } \
+  && "$$dir/node_modules/.bin/claude" --version \
+  && touch "$$dir/.installed" \
+  || echo "Claude Code $(1) could not be installed: its end-to-end test will be skipped"; }
+endef
+
 claude-code:
-	@for v in $(CLAUDE_CODE_VERSIONS); do \
-	  dir="$(E2E_CACHE)/claude-code/$$v"; \
-	  [ -f "$$dir/.installed" ] && continue; \
-	  echo "installing Claude Code $$v into $$dir"; \
-	  npm install --prefix "$$dir" --no-audit --no-fund --loglevel=error "@anthropic-ai/claude-code@$$v" \
-	  && { "$$dir/node_modules/.bin/claude" --version >/dev/null 2>&1 \
-	       || (cd "$$dir/node_modules/@anthropic-ai/claude-code" && node install.cjs); } \
-	  && "$$dir/node_modules/.bin/claude" --version \
-	  && touch "$$dir/.installed" \
-	  || echo "Claude Code $$v could not be installed: its end-to-end test will be skipped"; \
-	done
+	@for v in $(CLAUDE_CODE_VERSIONS); do $(call install-claude-code,$$v); done
+
+## claude-code-latest: the real Claude Code test against npm's newest release (not in make test)
+# A new release's drift shows in one command: the same end-to-end test as the pinned versions.
+claude-code-latest: install editors
+	@v=$$(npm view @anthropic-ai/claude-code version) \
+	  || { echo "npm cannot tell the newest Claude Code"; exit 1; }; \
+	echo "npm's newest Claude Code: $$v"; \
+	$(call install-claude-code,$$v); \
+	PLANMODE_CLAUDE_CODE_VERSION=$$v PLANMODE_NO_SKIP=1 $(PY) -m pytest -q tests/e2e/test_claude_code.py
 
 ## bench: speed against a bare pygls server, in one run (not part of make test)
 bench: install

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,9 @@ from tests.e2e.harness import Editor, running_editor
 OLDEST, NEWEST = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
 # Where each keeps its plan: the newest as a new user has it (~/.claude/plans), the oldest with
 # Claude Code's plansDirectory setting inside the project, under .claude/ (docs/claude-code.md).
-CASES = [(OLDEST, ".claude/plans"), (NEWEST, None)]
+# `make claude-code-latest` runs npm's newest release instead, as a new user has it.
+LATEST = os.environ.get("PLANMODE_CLAUDE_CODE_VERSION")
+CASES = [(LATEST, None)] if LATEST else [(OLDEST, ".claude/plans"), (NEWEST, None)]
 
 PROMPT = "Plan greeting by name in src/app.py"
 ORIGINAL = "print('hello')\n"
@@ -36,6 +39,7 @@ FEEDBACK = "Add a test for the greeting."
 REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
 USER_LINE = "3. Mention it in the README.\n"
 PROBE = "python3 -c \"open('notes.txt', 'w').write('x')\""
+SECCOMP = "grep Seccomp: /proc/self/status"
 FAREWELL = "# Farewell\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
 # Review comments the user writes into the plan (README "Reviewing with comments").
 COMMENT = "> [!review] Which argument: the first, or --name?\n"
@@ -47,8 +51,9 @@ COMMENT_TOLD = (
 NOTE = "> [!review] Keep the test short.\n"
 
 
-def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
-    """The user's own Claude Code settings; ``planmode init claude-code`` merges the hooks in."""
+def set_up_claude_code(root: Path, home: Path, plans_directory: str | None) -> None:
+    """The user's own Claude Code settings; ``planmode init claude-code`` merges the hooks in
+    and installs the shell prefix in the user's data directory."""
     settings = root / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"plansDirectory": plans_directory} if plans_directory else {}))
@@ -59,11 +64,14 @@ def set_up_claude_code(root: Path, plans_directory: str | None) -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")},
     )
     assert init.returncode == 0, init.stderr
     written = json.loads(settings.read_text())
     assert written.get("plansDirectory") == plans_directory, written
     assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
+    prefix = Path(written["env"]["CLAUDE_CODE_SHELL_PREFIX"])
+    assert prefix.is_relative_to(home) and prefix.is_file(), written
 
 
 def denied(request: Request) -> str:
@@ -83,9 +91,9 @@ async def test_plan_mode_in_real_claude_code(
     root = (tmp_path / "workspace").resolve()
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(ORIGINAL)
-    set_up_claude_code(root, plans_directory)
     home = tmp_path / "home"
     prepare_home(home, root)
+    set_up_claude_code(root, home, plans_directory)
 
     api = FakeApi()
     base_url = api.start()
@@ -94,9 +102,9 @@ async def test_plan_mode_in_real_claude_code(
         claude = ClaudeCode(version, root, home, base_url, tmp_path)
         try:
             plans = root / plans_directory if plans_directory else home / ".claude" / "plans"
-            # Where this version runs the hook's rewritten Bash line unasked, it runs it in
-            # the OS sandbox (docs/sandbox.md).
-            sandboxed = version == OLDEST and (await editor.state())["sandbox"]["mechanism"]
+            # Every version runs planning Bash through planmode's shell prefix, in the OS
+            # sandbox (docs/claude-code.md, "Sandboxing planning Bash").
+            sandboxed = (await editor.state())["sandbox"]["mechanism"]
             await plan_in_claude_code(Agent(api, claude), editor, root, plans, bool(sandboxed))
         except BaseException:
             print(failure_report(api, claude, tmp_path / "claude-code-report"))
@@ -120,10 +128,15 @@ async def plan_in_claude_code(
     listed = await agent.call("Bash", {"command": "ls src", "description": "List src"})
     assert "app.py" in listed.result_text()
     # Both sandboxes put the command under a seccomp filter: it shows in its /proc status.
-    status = await agent.call(
-        "Bash", {"command": "grep Seccomp: /proc/self/status", "description": "Status"}
-    )
+    status = await agent.call("Bash", {"command": SECCOMP, "description": "Status"})
     assert status.result_text().split() == ["Seccomp:", "2" if sandboxed else "0"]
+    # A `cd` still carries over to the next command, as Claude Code keeps its shell's
+    # directory (read back from the sandbox); a write inside is refused by the sandbox itself.
+    moved = await agent.call("Bash", {"command": "cd src && ls", "description": "Into src"})
+    assert "app.py" in moved.result_text(), moved.result_text()
+    where = await agent.call("Bash", {"command": "pwd", "description": "Where"})
+    assert where.result_text().strip() == str(root / "src"), where.result_text()
+    await agent.call("Bash", {"command": f"cd {root}", "description": "Back"})
 
     # Writing anything but the plan is denied, with the rule that denied it.
     write = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
@@ -184,11 +197,18 @@ async def plan_in_claude_code(
     assert "   Keep the test short." in result and "[!review]" not in result, result
     assert plan.read_text().startswith(edited) and notes in plan.read_text()
 
-    # Claude Code now runs in the mode chosen in the editor: the write goes through unasked.
+    # Claude Code now runs in the mode chosen in the editor: the write goes through unasked,
+    # and Bash runs as it would without planmode (no sandbox).
     state = await editor.state(agent.claude.session_id)
     assert state["mode"] == "acceptEdits", state
     assert state["grantedPrompts"], state
     await asyncio.to_thread(agent.claude.wait_status, r"accept edits on")
+    # (Claude Code asks about reading /proc outside the project: the user says yes.)
+    agent.api.reply(tool_use("Bash", {"command": SECCOMP, "description": "Status"}))
+    await asyncio.to_thread(agent.claude.wait_screen, r"Do you want to proceed\?", 20)
+    agent.claude.keys("Enter")
+    outside = await agent.turn()
+    assert outside.result_text().split() == ["Seccomp:", "0"], outside.result_text()
     implemented = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
     assert "updated successfully" in implemented.result_text(), implemented.result_text()
     assert app.read_text() == "print('hi')\n"
