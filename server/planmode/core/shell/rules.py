@@ -79,7 +79,15 @@ def command_words(command: str) -> list[list[str | None]] | None:
 
 def _words(line: Line) -> list[list[str | None]] | None:
     nodes = certain_commands(line)
-    return None if nodes is None else [simple_command_words(c)[1] for c in nodes]
+    if nodes is None:
+        return None
+    # `[ … ]` runs the builtin [ with words the tree parses as an expression: computed here.
+    return [simple_command_words(c)[1] if c.type == "command" else ["[", None] for c in nodes]
+
+
+def _is_test_builtin(node: Node) -> bool:
+    """``[ … ]`` (tree-sitter's test_command, as ``[[ … ]]``), which bash runs as a command."""
+    return node.type == "test_command" and bool(node.children) and node.children[0].type == "["
 
 
 def rule_forms(command: str, depth: int = 0) -> list[str] | None:
@@ -258,7 +266,7 @@ class _Certainty:
                 continue
             if not self._certain(node, in_substitution, in_expansion):
                 return None
-            if node.type == "command":
+            if node.type == "command" or _is_test_builtin(node):
                 commands.append(node)
             if node.type == "heredoc_redirect" and self._quoted_heredoc(node):
                 children = [c for c in node.children if c.type != "heredoc_body"]
