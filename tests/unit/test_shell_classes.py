@@ -1,7 +1,9 @@
 """The read-only Bash classifier against the classes of escape of the security review.
 
-One section per class (1–7), each closed by a rule rather than by a list of cases; then the
-plainly read-only commands agents use, which must stay allowed.
+One section per class (1–12), each closed by a rule rather than by a list of cases; then the
+plainly read-only commands agents use, which must stay allowed. Where a class is about what a
+program does (awk, git formats, git in another directory, npm and pip), the program runs for
+real to show that the attack is real.
 """
 
 from __future__ import annotations
