@@ -78,6 +78,7 @@ HIDDEN_RM = [
     "PS4='$(rm -rf src)'; set -x; ls",
     "hash -p /bin/rm ls; ls -rf src",
     "eval 'rm -rf src'",
+    "fc -s rm",
     'eval "$cmd"',
     "bash -c 'rm -rf src'",
     'sh -c "$cmd"',

@@ -403,8 +403,8 @@ def _evaluates_no_names(node: Node) -> bool:
             else literal(c)
             for c in node.named_children
         ]
-    if program == "let":
-        return False
+    if program in {"let", "fc"}:
+        return False  # arithmetic; commands from the history
     if program == "hash" and "-p" in args:
         return False  # hash -p FILE NAME: NAME runs FILE
     if program in {"test", "["}:
