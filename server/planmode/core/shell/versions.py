@@ -34,8 +34,8 @@ def _version(*accepted: tuple[str, ...]) -> Checker:
     def check(args: Args) -> str | None:
         if tuple(args) in accepted:
             return None
-        shown = " or ".join(" ".join(a) for a in accepted)
-        return f"only `{shown}` is known to be read-only"
+        shown = " or ".join(f"`{' '.join(a)}`" for a in accepted)
+        return f"only {shown} is known to be read-only"
 
     return check
 
