@@ -50,6 +50,17 @@ def add_verbs(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "approval_id", nargs="?", help="default: the only one pending in the workspace"
     )
     approve.add_argument("--mode", help="mode to return to (e.g. acceptEdits)")
+    granting = approve.add_mutually_exclusive_group()
+    granting.add_argument(
+        "--grant",
+        action="store_true",
+        help="also allow the commands the plan asks to run without asking (its allowedPrompts)",
+    )
+    granting.add_argument(
+        "--no-grant",
+        action="store_true",
+        help="approve the plan alone, without the commands it asks for",
+    )
     reject = verb("reject", "reject the pending plan")
     reject.add_argument(
         "approval_id", nargs="?", help="default: the only one pending in the workspace"
@@ -107,10 +118,19 @@ class Ambiguous(Exception):
 def _approval_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
     """approvalId (and sessionId) of the approval to decide: the named one, else the only one
     pending in the workspace (every session's, Claude Code's included, and teammates')."""
-    if args.approval_id:
-        return _params(args, approvalId=str(args.approval_id))
+    return _find_approval(conn, args)[0]
+
+
+def _find_approval(
+    conn: Connection, args: argparse.Namespace
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The params naming the approval to decide, and the approval as listed (None for an id
+    that is not listed: the server answers for it)."""
     listed = conn.request("planMode/listApprovals", _params(args))
     approvals = listed["approvals"]
+    if args.approval_id:
+        named = [a for a in approvals if a["approvalId"] == str(args.approval_id)]
+        return _params(args, approvalId=str(args.approval_id)), (named[0] if named else None)
     if not approvals:
         where = f"session {args.session}" if args.session else "the workspace"
         raise RpcError(-32005, f"No pending approval in {where}.")
@@ -124,7 +144,27 @@ def _approval_params(conn: Connection, args: argparse.Namespace) -> dict[str, An
     params: dict[str, Any] = {"approvalId": approval["approvalId"]}
     if approval.get("sessionId"):
         params["sessionId"] = approval["sessionId"]
-    return params
+    return params, approval
+
+
+def _grant_params(args: argparse.Namespace, approval: dict[str, Any] | None) -> dict[str, Any]:
+    """The allowed prompts to grant with an approval: shown before they are granted, so a plan
+    that asks for some is approved only with --grant (they are listed first) or --no-grant."""
+    listed: dict[str, Any] = approval or {}
+    asked = listed.get("allowedPrompts") or []
+    if not asked or args.no_grant:
+        return {}
+    if not args.grant:
+        rules = [
+            g.get("rule", f"{g['tool']} “{g['prompt']}”") for g in listed.get("grants") or asked
+        ]
+        raise Ambiguous(
+            "The plan also asks to run these commands without asking; approve with --grant to "
+            "allow them, or --no-grant to approve the plan alone:",
+            [f"• {rule}" for rule in rules],
+            {"approvals": [approval]},
+        )
+    return {"allowedPrompts": [{"tool": p["tool"], "prompt": p["prompt"]} for p in asked]}
 
 
 def _approval_line(approval: dict[str, Any]) -> str:
@@ -171,6 +211,8 @@ def _state_text(state: dict[str, Any]) -> str:
     pending = state.get("pendingApproval")
     if pending:
         lines.append(f"pending approval: {pending['approvalId']}")
+        for grant in pending.get("grants") or []:
+            lines.append(f"  asks to allow: {grant['rule']}")
     for grant in state.get("grantedPrompts") or []:
         lines.append(f"granted: {grant['tool']} “{grant['prompt']}”")
     sandbox = state.get("sandbox")
@@ -232,9 +274,14 @@ def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
         _show(args, result, human)
         return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
     elif args.verb == "approve":
-        params = _approval_params(conn, args)
+        params, approval = _find_approval(conn, args)
         params.update(_params(args, mode=args.mode, includeComments=args.comments))
-        _show(args, conn.request("planMode/approve", params), "Approved.")
+        params.update(_grant_params(args, approval))
+        human = "Approved."
+        if params.get("allowedPrompts") and approval is not None:
+            rules = [f"  • {g['rule']}" for g in approval.get("grants") or []]
+            human = "\n".join(["Approved, and allowed without asking:", *rules])
+        _show(args, conn.request("planMode/approve", params), human)
     elif args.verb == "reject":
         params = _approval_params(conn, args)
         params.update(_params(args, feedback=args.feedback, includeComments=args.comments))

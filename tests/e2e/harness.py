@@ -102,6 +102,8 @@ class Editor:
         # What the editor answers to workspace/applyEdit (None: apply and save to disk).
         self.refuse_edits: str | None = None
         self.message_answer: str | None = None
+        # While set and not yet set off, window/showMessageRequest stays unanswered.
+        self.message_gate: asyncio.Event | None = None
         # The server's answer to initialize.
         self.server_capabilities: types.ServerCapabilities | None = None
 
@@ -353,9 +355,13 @@ def _client_factory(editor_box: list[Editor]) -> Any:
             editor_box[0].lens_refreshes += 1
 
         @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-        def message_request(params: types.ShowMessageRequestParams) -> Any:
-            answer = editor_box[0].message_answer
-            editor_box[0].client.messages.append(params)
+        async def message_request(params: types.ShowMessageRequestParams) -> Any:
+            editor = editor_box[0]
+            editor.client.messages.append(params)
+            editor._on_heard()  # recorded after the message was heard: waiters look again
+            if editor.message_gate is not None:
+                await editor.message_gate.wait()  # the user reads the question first
+            answer = editor.message_answer
             return types.MessageActionItem(title=answer) if answer else None
 
         return client

@@ -235,6 +235,42 @@ async def test_exit_without_a_plan_file_asks_and_approves_the_empty_plan(
     assert not plan_path.exists() or plan_path.read_text() == ""
 
 
+async def test_a_plan_written_while_the_no_plan_question_is_open_is_not_approved_by_it(
+    editor: Editor, root: Path
+) -> None:
+    """The question showed no plan: its Approve is bound to that. A plan the agent writes
+    meanwhile is not approved by it (refused as changed since shown); it is shown for review."""
+    plan_path = await enter(editor)
+    editor.message_answer = "Approve"
+    editor.message_gate = asyncio.Event()
+    task = editor.start(EXIT, {})
+    await editor.until(lambda: any(m.startswith("Exit plan mode?") for m in editor.messages()))
+    # The agent writes its plan (a checkTool-allowed Write) while the user reads the question.
+    await editor.request(
+        "planMode/checkTool",
+        {"tool": "Write", "input": {"file_path": str(plan_path), "content": PLAN}},
+    )
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text(PLAN)
+    editor.message_gate.set()
+    warning = await editor.message_until(lambda m: m.startswith("Not approved"))
+    assert "the agent wrote its plan" in warning
+    await editor.until(
+        lambda: any(d.uri == plan_path.as_uri() for d in editor.client.shown_documents)
+    )
+    await still_pending(editor, task)
+    state = await editor.state()
+    assert state["mode"] == "plan" and state["pendingApproval"] is not None
+    assert RESOLVED not in editor.notes or editor.notes[RESOLVED] == []
+    assert plan_path.read_text() == PLAN
+    # Shown now, with its lenses: approving it approves what the user sees.
+    editor.open(plan_path)
+    approve = (await editor.lenses(plan_path))[0]
+    await editor.run_lens(approve)
+    result = await asyncio.wait_for(task, 5)
+    assert result["outcome"] == "approved" and result["plan"] == PLAN
+
+
 async def test_exit_without_a_plan_file_can_be_rejected_from_the_message(
     editor: Editor, root: Path
 ) -> None:
@@ -381,12 +417,63 @@ async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
     task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
     assert approval["allowedPrompts"] == prompts
     assert (await editor.state())["grantedPrompts"] == []
-    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    # The approver names the prompts it showed (as the lenses do): those are granted.
+    await editor.request(
+        "planMode/approve", {"approvalId": approval["approvalId"], "allowedPrompts": prompts}
+    )
     result = await asyncio.wait_for(task, 5)
     assert result["grantedPrompts"] == prompts
     assert (await editor.state())["grantedPrompts"] == prompts
     await enter(editor)
     assert (await editor.state())["grantedPrompts"] == []
+
+
+async def bash(editor: Editor, command: str) -> str:
+    answer = await editor.request(
+        "planMode/checkTool", {"tool": "Bash", "input": {"command": command}}
+    )
+    return str(answer["behavior"])
+
+
+async def test_an_approval_that_did_not_show_the_grants_grants_nothing(editor: Editor) -> None:
+    """A decision that names no allowed prompts (a bare request, an old client) approves the
+    plan alone: what it was never shown is not granted."""
+    await enter(editor)
+    prompts = [{"tool": "Bash", "prompt": "python3 *"}]
+    task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    result = await asyncio.wait_for(task, 5)
+    assert result["outcome"] == "approved"
+    assert result["grantedPrompts"] == []
+    state = await editor.state()
+    assert state["mode"] == "default" and state["grantedPrompts"] == []
+    assert await bash(editor, "python3 -c 'import os'") == "ask"
+    # Naming a prompt the plan never asked for grants nothing either.
+    await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN, allowedPrompts=prompts)
+    sneaked = [{"tool": "Bash", "prompt": "rm *"}]
+    await editor.request(
+        "planMode/approve", {"approvalId": approval["approvalId"], "allowedPrompts": sneaked}
+    )
+    assert (await asyncio.wait_for(task, 5))["grantedPrompts"] == []
+    assert await bash(editor, "rm build") == "ask"
+
+
+async def test_the_no_plan_question_shows_the_grants_it_approves(editor: Editor) -> None:
+    """An exit without a plan asks ``Exit plan mode?``: the question states each rule it
+    grants, and approving it grants exactly those."""
+    await enter(editor)
+    editor.message_answer = "Approve"
+    prompts = [{"tool": "Bash", "prompt": "python3 *"}]
+    result = await asyncio.wait_for(editor.request(EXIT, {"allowedPrompts": prompts}), 5)
+    (question,) = [m for m in editor.messages() if m.startswith("Exit plan mode?")]
+    assert question == (
+        "Exit plan mode? The agent wrote no plan. Approving also allows these commands without "
+        "asking: Bash “python3 *”: `python3` followed by any plain words."
+    )
+    assert result["outcome"] == "approved"
+    assert result["grantedPrompts"] == prompts
+    assert await bash(editor, "python3 -c 'import os'") == "allow"
 
 
 async def test_allowed_prompts_are_shown_with_their_rules_before_they_are_granted(
@@ -417,6 +504,10 @@ async def test_allowed_prompts_are_shown_with_their_rules_before_they_are_grante
             + "\n".join(f"• {rule}" for rule in rules)
         )
     assert reject.command and reject.command.tooltip is None
+    # The lenses name what they showed: that is what approving them grants.
+    for lens in (approve, accept_edits):
+        assert lens.command and lens.command.arguments
+        assert lens.command.arguments[0]["allowedPrompts"] == prompts
     # Granted as shown: the exact rule, not a prefix.
     await editor.run_lens(approve)
     await asyncio.wait_for(task, 5)

@@ -236,7 +236,8 @@ async def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
         ]
         exiting = editor.start("planMode/exit", {"plan": "# Plan\n", "allowedPrompts": prompts})
         requested = await editor.wait_for("planMode/approvalRequested")
-        await editor.request("planMode/approve", {"approvalId": requested["approvalId"]})
+        granted = {"approvalId": requested["approvalId"], "allowedPrompts": prompts}
+        await editor.request("planMode/approve", granted)
         result = await exiting
         assert result["outcome"] == "approved"
         assert result["grantedPrompts"] == prompts

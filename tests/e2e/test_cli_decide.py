@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.e2e.harness import Editor
+from tests.e2e.test_approval import enter
 from tests.e2e.test_cli_hook import in_thread, payload, run
 from tests.e2e.test_review import agent_revises
 
@@ -91,3 +92,56 @@ async def test_keep_and_undo_from_the_terminal(editor: Editor, root: Path) -> No
 
     await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
     assert (await asyncio.wait_for(waiting, 10))["plan"] == PLAN.replace("1. One\n", "1. One!\n")
+
+
+PYTHON = [{"tool": "Bash", "prompt": "python3 *"}]
+
+
+async def bash(editor: Editor, command: str) -> str:
+    checked = await editor.request(
+        "planMode/checkTool", {"tool": "Bash", "input": {"command": command}}
+    )
+    return str(checked["behavior"])
+
+
+async def test_the_cli_shows_the_grants_and_grants_them_only_when_told(
+    editor: Editor, root: Path
+) -> None:
+    await editor.endpoint()
+    await enter(editor)
+    waiting = editor.start("planMode/exit", {"plan": PLAN, "allowedPrompts": PYTHON})
+    await editor.wait_for("planMode/approvalRequested")
+    state = await in_thread(run, ["state"], "", root)
+    assert "asks to allow: Bash “python3 *”: `python3` followed by any plain words" in (
+        state.stdout
+    )
+
+    # Nothing decided until the user chooses, having been shown the rule.
+    asked = await in_thread(run, ["approve"], "", root)
+    assert asked.returncode == 2, asked.stderr
+    assert asked.stderr.splitlines() == [
+        "The plan also asks to run these commands without asking; approve with --grant to "
+        "allow them, or --no-grant to approve the plan alone:",
+        "  • Bash “python3 *”: `python3` followed by any plain words",
+    ]
+    assert (await editor.state())["pendingApproval"] is not None
+    assert not waiting.done()
+
+    plan_only = await in_thread(run, ["approve", "--no-grant"], "", root)
+    assert plan_only.returncode == 0, plan_only.stderr
+    result = await asyncio.wait_for(waiting, 10)
+    assert result["outcome"] == "approved" and result["grantedPrompts"] == []
+    assert (await editor.state())["grantedPrompts"] == []
+    assert await bash(editor, "python3 -c 'import os'") == "ask"
+
+    await enter(editor)
+    waiting = editor.start("planMode/exit", {"plan": PLAN, "allowedPrompts": PYTHON})
+    await editor.wait_for("planMode/approvalRequested", 2)
+    granted = await in_thread(run, ["approve", "--grant"], "", root)
+    assert granted.returncode == 0, granted.stderr
+    assert granted.stdout == (
+        "Approved, and allowed without asking:\n"
+        "  • Bash “python3 *”: `python3` followed by any plain words\n"
+    )
+    assert (await asyncio.wait_for(waiting, 10))["grantedPrompts"] == PYTHON
+    assert await bash(editor, "python3 -c 'import os'") == "allow"

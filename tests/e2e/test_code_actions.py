@@ -230,14 +230,17 @@ async def test_an_exit_without_a_plan_file_is_told_not_asked_when_the_editor_can
         await ed.request("planMode/enter", {})
         plan_path = Path((await ed.state())["planFilePath"])
         assert not plan_path.exists()
-        task = ed.start("planMode/exit", {})
+        prompts = [{"tool": "Bash", "prompt": "python3 *"}]
+        task = ed.start("planMode/exit", {"allowedPrompts": prompts})
         relative = str(plan_path.relative_to(root))
         text = await ed.message_until(lambda m: relative in m)
+        # What approving grants is said before it is granted, here too.
         assert text == (
-            f"Exit plan mode? The agent wrote no plan ({relative} does not exist). Open it and "
-            "choose Approve plan, Approve & auto-accept edits or Reject… from its code actions "
-            "(or lenses), or run `planmode approve` or `planmode reject --feedback TEXT` in a "
-            "terminal in the workspace."
+            f"Exit plan mode? The agent wrote no plan ({relative} does not exist). Approving "
+            "also allows these commands without asking: Bash “python3 *”: `python3` followed "
+            "by any plain words. Open it and choose Approve plan, Approve & auto-accept edits "
+            "or Reject… from its code actions (or lenses), or run `planmode approve` or "
+            "`planmode reject --feedback TEXT` in a terminal in the workspace."
         )
         assert all(isinstance(m, types.ShowMessageParams) for m in ed.client.messages)
         (shown,) = [m for m in ed.client.messages if m.message == text]
@@ -248,8 +251,8 @@ async def test_an_exit_without_a_plan_file_is_told_not_asked_when_the_editor_can
         ed.open(plan_path, "")
         actions = await ed.code_actions(plan_path)
         assert [a.title for a in actions] == [
-            "Approve plan",
-            "Approve & auto-accept edits",
+            "Approve plan and allow `python3` …",
+            "Approve & auto-accept edits and allow the same",
             "Reject…",
         ]
         approve = actions[0]
@@ -257,4 +260,5 @@ async def test_an_exit_without_a_plan_file_is_told_not_asked_when_the_editor_can
         await ed.execute(approve.command.command, list(approve.command.arguments or []))
         result = await asyncio.wait_for(task, 5)
         assert result["outcome"] == "approved"
+        assert result["grantedPrompts"] == prompts
         assert (await ed.state())["mode"] == "default"

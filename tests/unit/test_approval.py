@@ -136,10 +136,23 @@ def test_approved_exit_of_a_subagent() -> None:
 
 
 def test_approved_exit_carries_the_granted_prompts() -> None:
-    asked = (AllowedPrompt("Bash", "run tests"),)
-    result = approved_exit(approval(allowed_prompts=asked), PLAN, "default")
-    assert result.granted_prompts == asked
-    assert result.to_wire()["grantedPrompts"] == [{"tool": "Bash", "prompt": "run tests"}]
+    asked = (AllowedPrompt("Bash", "run tests"), AllowedPrompt("Bash", "npm run dev"))
+    asking = approval(allowed_prompts=asked)
+    result = approved_exit(asking, PLAN, "default", granted=asking.granted(asked[1:]))
+    assert result.granted_prompts == asked[1:]
+    assert result.to_wire()["grantedPrompts"] == [{"tool": "Bash", "prompt": "npm run dev"}]
+    # Asked for, not shown to the approver: not granted.
+    assert approved_exit(asking, PLAN, "default").granted_prompts == ()
+    assert asking.granted((AllowedPrompt("Bash", "python3 *"),)) == ()
+
+
+def test_the_grants_notice_states_each_rule() -> None:
+    asked = (AllowedPrompt("Bash", "python3 *"),)
+    assert approval(allowed_prompts=asked).grants_notice() == (
+        "Approving also allows these commands without asking: "
+        "Bash “python3 *”: `python3` followed by any plain words."
+    )
+    assert approval().grants_notice() == ""
 
 
 def test_rejected_exit_with_feedback() -> None:

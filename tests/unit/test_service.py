@@ -588,7 +588,7 @@ def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
     asked = (AllowedPrompt("Bash", "run tests"), AllowedPrompt("Bash", "install dependencies"))
     approval, _ = service.begin_exit(session, allowed_prompts=asked)
     assert session.granted_prompts == ()
-    service.approve(approval.approval_id)
+    service.approve(approval.approval_id, grant=asked)  # shown with the approval
     assert session.granted_prompts == asked
     assert service.state(session)["grantedPrompts"] == [p.to_wire() for p in asked]
     saved = service.store.load("s1")
@@ -608,7 +608,7 @@ def test_grants_are_revoked_by_every_road_back_into_plan(service: PlanModeServic
     for enter_again in ("set_mode", "slash"):
         session = planning(service, f"s-{enter_again}")
         approval, _ = service.begin_exit(session, allowed_prompts=(AllowedPrompt("Bash", "x"),))
-        service.approve(approval.approval_id)
+        service.approve(approval.approval_id, grant=approval.allowed_prompts)
         assert session.granted_prompts
         if enter_again == "set_mode":
             service.set_mode(session, "plan")
@@ -622,16 +622,25 @@ def test_a_subagent_approval_grants_nothing(service: PlanModeService) -> None:
     sub, _ = service.begin_exit(
         session, agent_id="sub", allowed_prompts=(AllowedPrompt("Bash", "b"),)
     )
-    service.approve(sub.approval_id)
-    assert session.granted_prompts == ()
+    result = service.approve(sub.approval_id, grant=sub.allowed_prompts).result
+    assert session.granted_prompts == () and result.granted_prompts == ()
     assert session.modes.mode == "plan"
+
+
+def test_prompts_the_approver_was_not_shown_are_not_granted(service: PlanModeService) -> None:
+    session = planning(service)
+    asked = (AllowedPrompt("Bash", "python3 *"), AllowedPrompt("Bash", "run tests"))
+    approval, _ = service.begin_exit(session, allowed_prompts=asked)
+    shown = (AllowedPrompt("Bash", "run tests"), AllowedPrompt("Bash", "rm *"))
+    result = service.approve(approval.approval_id, grant=shown).result
+    assert session.granted_prompts == result.granted_prompts == (asked[1],)
 
 
 def test_a_prompt_asked_for_twice_is_granted_once(service: PlanModeService) -> None:
     session = planning(service)
     twice = (AllowedPrompt("Bash", "a"), AllowedPrompt("Bash", "b"), AllowedPrompt("Bash", "a"))
     approval, _ = service.begin_exit(session, allowed_prompts=twice)
-    service.approve(approval.approval_id)
+    service.approve(approval.approval_id, grant=twice)
     assert session.granted_prompts == (AllowedPrompt("Bash", "a"), AllowedPrompt("Bash", "b"))
 
 

@@ -1,6 +1,6 @@
 /** The params of the requests the client sends, and the arguments it forwards. */
 
-import type { Approval, PermissionMode } from "./state";
+import type { AllowedPrompt, Approval, PermissionMode } from "./state";
 
 // The editor's decisions deliver the review comments written in the plan (README "Reviewing
 // with comments"): notes with an approval, feedback with a rejection.
@@ -9,14 +9,25 @@ export interface ApproveParams {
   sessionId?: string;
   mode?: PermissionMode;
   includeComments: true;
+  /** The allowed prompts granted with the plan: only those the user was shown are sent. */
+  allowedPrompts?: AllowedPrompt[];
 }
 
-export function approveParams(approval: Approval, mode?: PermissionMode): ApproveParams {
+/**
+ * Approve `approval`; `granting` are the allowed prompts the user was shown and confirmed
+ * (the server grants only those, docs/protocol.md §5.1).
+ */
+export function approveParams(
+  approval: Approval,
+  mode?: PermissionMode,
+  granting: readonly AllowedPrompt[] = [],
+): ApproveParams {
   return {
     approvalId: approval.approvalId,
     ...sessionOf(approval),
     ...(mode !== undefined ? { mode } : {}),
     includeComments: true,
+    ...(granting.length > 0 ? { allowedPrompts: [...granting] } : {}),
   };
 }
 

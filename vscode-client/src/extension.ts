@@ -14,6 +14,7 @@ import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
 import {
   grantsText,
   SessionTracker,
+  type AllowedPrompt,
   type Approval,
   type EnterResult,
   type OkResult,
@@ -159,16 +160,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       });
   };
 
-  /** Approving a plan that carries allowedPrompts: confirmed with the exact rules first. */
-  const confirmGrants = async (approval: Approval): Promise<boolean> => {
+  /**
+   * Approving a plan that carries allowedPrompts: confirmed with the exact rules first. The
+   * prompts to grant (those just shown), or undefined when the user cancelled.
+   */
+  const confirmGrants = async (approval: Approval): Promise<AllowedPrompt[] | undefined> => {
     const grants = grantsText(approval);
-    if (grants === undefined) return true;
+    if (grants === undefined) return [];
     const choice = await vscode.window.showWarningMessage(
       "Approve the plan and allow these commands?",
       { modal: true, detail: grants },
       "Approve",
     );
-    return choice === "Approve";
+    return choice === "Approve" ? approval.allowedPrompts : undefined;
   };
 
   const openFile = async (path: string): Promise<void> => {
@@ -202,13 +206,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand(COMMANDS.approve, async () => {
       const approval = pendingApproval();
-      if (approval && (await confirmGrants(approval)))
-        await request<OkResult>(APPROVE, approveParams(approval));
+      const granting = approval && (await confirmGrants(approval));
+      if (approval && granting)
+        await request<OkResult>(APPROVE, approveParams(approval, undefined, granting));
     }),
     vscode.commands.registerCommand(COMMANDS.approveAcceptEdits, async () => {
       const approval = pendingApproval();
-      if (approval && (await confirmGrants(approval)))
-        await request<OkResult>(APPROVE, approveParams(approval, "acceptEdits"));
+      const granting = approval && (await confirmGrants(approval));
+      if (approval && granting)
+        await request<OkResult>(APPROVE, approveParams(approval, "acceptEdits", granting));
     }),
     vscode.commands.registerCommand(COMMANDS.reject, async () => {
       const approval = pendingApproval();

@@ -65,6 +65,21 @@ class Approval:
     def grants(self) -> list[grants.PromptRule]:
         return [grants.rule_for(p.tool, p.prompt) for p in self.allowed_prompts]
 
+    def grants_notice(self) -> str:
+        """What approving grants besides the plan, in one sentence for a message; "" when
+        nothing. A surface that offers an approval without showing this grants nothing."""
+        rules = self.grants()
+        if not rules:
+            return ""
+        listed = "; ".join(rule.describe() for rule in rules)
+        return f"Approving also allows these commands without asking: {listed}."
+
+    def granted(self, shown: tuple[AllowedPrompt, ...]) -> tuple[AllowedPrompt, ...]:
+        """The prompts an approval grants: those it asked for that the approver was shown
+        and names (docs/protocol.md §5.1); the rest are not granted."""
+        named = set(shown)
+        return tuple(dict.fromkeys(p for p in self.allowed_prompts if p in named))
+
 
 def plan_digest(text: str) -> str:
     """SHA-256 (hex) of the plan text as UTF-8: what a lens carries to approve exactly it."""
@@ -171,10 +186,12 @@ def approved_exit(
     restored_mode: PermissionMode | None,
     notes: tuple[Comment, ...] = (),
     submitted_plan: str | None = None,
+    granted: tuple[AllowedPrompt, ...] = (),
 ) -> ExitResult:
     """The agent's result when ``approved_plan`` (the file at approval time, without review
-    comments) is approved; ``notes`` are the comments the user approved it with, and
-    ``submitted_plan`` the submission without comments (default: as submitted)."""
+    comments) is approved; ``notes`` are the comments the user approved it with,
+    ``submitted_plan`` the submission without comments (default: as submitted) and
+    ``granted`` the allowed prompts the approval granted."""
     current = approved_plan or ""
     submitted = approval.submitted_plan if submitted_plan is None else submitted_plan
     user_edited = current != submitted
@@ -194,7 +211,7 @@ def approved_exit(
         plan_was_edited=edited,
         user_edits_diff=edits_diff(submitted, current, path),
         restored_mode=restored_mode,
-        granted_prompts=approval.allowed_prompts,
+        granted_prompts=granted,
         tool_result=tool_result,
         comments=notes,
         notes=noted,

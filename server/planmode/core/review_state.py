@@ -150,11 +150,13 @@ class ReviewState:
         mode: PermissionMode | None = None,
         plan_sha256: str | None = None,
         include_comments: bool = False,
+        grant: tuple[AllowedPrompt, ...] = (),
     ) -> Decision:
         """Approve the plan as the file holds it now, and restore the session's mode.
 
         Review comments are never part of the approved plan; with ``include_comments`` they
-        reach the agent as notes."""
+        reach the agent as notes. Of the approval's allowed prompts only those in ``grant``
+        (the ones the approver was shown) are granted."""
         if mode == "plan":
             raise InvalidParams("mode must be a mode to return to, not 'plan'")
         session = self.find_pending(approval_id, session_id)
@@ -174,14 +176,14 @@ class ReviewState:
         self.forget(approval.plan_file_path)
         warnings: tuple[str, ...] = ()
         restored: PermissionMode | None = None
+        granted: tuple[AllowedPrompt, ...] = ()
         if approval.agent_id is None:
             # A subagent's plan is approved without taking the whole session out of plan.
             transition = self.leave_plan(session, mode)
             warnings = transition.warnings
             restored = transition.state.mode
-            session.granted_prompts = _merge_prompts(
-                session.granted_prompts, approval.allowed_prompts
-            )
+            granted = approval.granted(grant)
+            session.granted_prompts = _merge_prompts(session.granted_prompts, granted)
         session.pending = None
         self.registry.save(session)
         self.registry.record(session, transcripts.decision(session.slug, "approved"))
@@ -189,7 +191,8 @@ class ReviewState:
         self.sent_comments.pop(approval.plan_file_path, None)
         submitted = comments.strip_comments(approval.submitted_plan)
         result = replace(
-            approved_exit(approval, current, restored, notes, submitted), chosen_mode=mode
+            approved_exit(approval, current, restored, notes, submitted, granted),
+            chosen_mode=mode,
         )
         return Decision(approval, result, warnings, written)
 

@@ -17,7 +17,7 @@ from lsprotocol import types
 from planmode.core import approval as core
 from planmode.core import claude_code, prompts
 from planmode.core.approval import rejected_exit
-from planmode.core.errors import NoPendingApproval, PlanModeError
+from planmode.core.errors import NoPendingApproval, PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
 from planmode.core.review_state import Decision
 from planmode.core.session import Session
@@ -178,41 +178,90 @@ async def show_plan(server: PlanModeServer, approval: core.Approval) -> None:
         else:
             # eglot and Helix cannot be asked to show a file: say which one, and how to decide.
             # Not showMessageRequest: Helix has none and eglot's would take the minibuffer.
-            server.show_message(review_message(server, path), types.MessageType.Info)
+            message = review_message(server, path, grants=approval.grants_notice())
+            server.show_message(message, types.MessageType.Info)
         return
     # An exit without a plan file still needs an answer; lenses need a file to sit on.
     if not server.client_supports("window", "show_document", "support"):
         # eglot and Helix: a message, not showMessageRequest (Helix has none, eglot's would
         # take the minibuffer); the empty plan's code actions or the CLI decide.
-        server.show_message(no_plan_message(server, path), types.MessageType.Info)
+        server.show_message(no_plan_message(server, approval), types.MessageType.Info)
         return
+    await ask_without_plan(server, approval)
+
+
+async def ask_without_plan(server: PlanModeServer, approval: core.Approval) -> None:
+    """``Exit plan mode?`` for an exit with no plan, its grants in the question. The answer
+    is bound to what the question showed: no plan, and those grants (docs/protocol.md §5.1)."""
+    shown = core.plan_digest(server.service.current_plan(approval))
     approve, reject = "Approve", "Reject"
     choice = await server.window_show_message_request_async(
         types.ShowMessageRequestParams(
             type=types.MessageType.Info,
-            message=f"{prompts.EXIT_PERMISSION_PROMPT} The agent wrote no plan.",
+            message=joined(
+                f"{prompts.EXIT_PERMISSION_PROMPT} The agent wrote no plan.",
+                approval.grants_notice(),
+            ),
             actions=[types.MessageActionItem(title=approve), types.MessageActionItem(title=reject)],
         )
     )
     title = getattr(choice, "title", None)
-    if title not in (approve, reject) or approval.approval_id not in server.waiters:
+    if title not in (approve, reject) or not still_pending(server, approval):
         return
-    if title == approve:
-        finish(server, server.service.approve(approval.approval_id, approval.session_id))
-    else:
+    if title == reject:
         finish(server, server.service.reject(approval.approval_id, approval.session_id))
+        return
+    try:
+        decision = server.service.approve(
+            approval.approval_id,
+            approval.session_id,
+            plan_sha256=shown,
+            grant=approval.allowed_prompts,
+        )
+    except PlanChanged:
+        # The agent wrote a plan while the question was open: the user never saw it.
+        written = shown_path(server, approval.plan_file_path)
+        server.show_message(
+            f"Not approved: the agent wrote its plan ({written}) while you were asked to exit "
+            "plan mode without one. Review that plan and decide it there.",
+            types.MessageType.Warning,
+        )
+        server.refresh_code_lenses()
+        await show_plan(server, approval)
+        return
+    finish(server, decision)
 
 
-def review_message(server: PlanModeServer, path: Path, who: str = "The agent") -> str:
-    """The plan to review, and how to decide it in an editor that was not shown the plan."""
-    return f"{who} asks you to approve its plan: {shown_path(server, path)}. {how_to_decide()}"
-
-
-def no_plan_message(server: PlanModeServer, path: Path) -> str:
-    """An exit with no plan file, and how to decide it without a message request."""
+def still_pending(server: PlanModeServer, approval: core.Approval) -> bool:
+    session = server.service.sessions.get(approval.session_id)
     return (
+        session is not None
+        and session.pending is not None
+        and (session.pending.approval_id == approval.approval_id)
+    )
+
+
+def joined(*sentences: str) -> str:
+    return " ".join(sentence for sentence in sentences if sentence)
+
+
+def review_message(
+    server: PlanModeServer, path: Path, who: str = "The agent", grants: str = ""
+) -> str:
+    """The plan to review (and what approving it grants), and how to decide it in an editor
+    that was not shown the plan."""
+    return joined(
+        f"{who} asks you to approve its plan: {shown_path(server, path)}.", grants, how_to_decide()
+    )
+
+
+def no_plan_message(server: PlanModeServer, approval: core.Approval) -> str:
+    """An exit with no plan file, and how to decide it without a message request."""
+    return joined(
         f"{prompts.EXIT_PERMISSION_PROMPT} The agent wrote no plan "
-        f"({shown_path(server, path)} does not exist). {how_to_decide()}"
+        f"({shown_path(server, approval.plan_file_path)} does not exist).",
+        approval.grants_notice(),
+        how_to_decide(),
     )
 
 
@@ -287,6 +336,7 @@ def approve(server: PlanModeServer, params: ApproveParams) -> OkResult:
             params.mode,
             params.plan_sha256,
             include_comments=params.include_comments,
+            grant=tuple(p.to_core() for p in params.allowed_prompts),
         )
     except NoPendingApproval:
         if params.session_id is not None:

@@ -35,12 +35,14 @@ def lens(
 
 
 def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
-    # The lenses deliver the plan's review comments: notes on approval, feedback on rejection.
+    # The lenses deliver the plan's review comments: notes on approval, feedback on rejection;
+    # and grant the allowed prompts their titles show.
     approve_args = ApproveParams.build(
         approval_id=approval.approval_id,
         session_id=approval.session_id or None,
         plan_sha256=plan_digest(current),
         include_comments=True,
+        allowed_prompts=[p.to_wire() for p in approval.allowed_prompts],
     )
     # Review comments are not plan content: writing one is not an edit of the plan.
     submitted, body = strip_comments(approval.submitted_plan), strip_comments(current)

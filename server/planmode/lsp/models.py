@@ -106,6 +106,9 @@ class ApproveParams(Params):
     plan_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
     # Ours: deliver the plan's review comments as notes (docs: README "Reviewing with comments").
     include_comments: bool = False
+    # Ours: the approval's allowedPrompts the approver was shown and grants; only those are
+    # granted, so a surface that does not show them grants nothing (docs/protocol.md §5.1).
+    allowed_prompts: list[AllowedPromptParams] = Field(default_factory=list)
 
 
 class RejectParams(Params):

@@ -26,6 +26,22 @@ test("approve names the approval and its session, and the mode only when chosen"
   });
 });
 
+test("approve grants only the allowed prompts the user was shown", () => {
+  const prompts = [{ tool: "Bash", prompt: "run tests" }];
+  const approval = makeApproval({ allowedPrompts: prompts });
+  assert.deepEqual(approveParams(approval), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    includeComments: true,
+  });
+  assert.deepEqual(approveParams(approval, undefined, prompts), {
+    approvalId: "a-1",
+    sessionId: "s1",
+    includeComments: true,
+    allowedPrompts: prompts,
+  });
+});
+
 test("reject sends feedback only when there is some", () => {
   const approval = makeApproval();
   assert.deepEqual(rejectParams(approval, "  "), {
