@@ -317,6 +317,8 @@ def pre_tool_use(
     params["tool"] = str(event.get("tool_name") or "")
     tool_input = event.get("tool_input")
     params["input"] = tool_input if isinstance(tool_input, dict) else {}
+    if isinstance(event.get("cwd"), str) and event["cwd"]:
+        params["cwd"] = event["cwd"]  # where Claude Code's shell is: Bash's relative paths
     decision = request(
         info, "planMode/checkTool", params, _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
     )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from planmode.core import permissions, shell
+from planmode.core import claude_code_rules, permissions, shell
 from planmode.core.registry import SessionRegistry
 from planmode.core.session import Session
 from planmode.sandbox import probe as sandbox_probe
@@ -22,10 +22,13 @@ def check_tool(
     tool_input: dict[str, Any],
     agent_id: str | None = None,
     hide: Sequence[str] = (),
+    caller: claude_code_rules.Caller | None = None,
 ) -> permissions.Decision:
     """The decision on one tool call of ``session`` (or of its subagent ``agent_id``). An
     allowed Bash command while planning also says how to run it in the OS sandbox (``hide``:
-    directories the sandbox covers, the agent endpoint's)."""
+    directories the sandbox covers, the agent endpoint's). A call from Claude Code
+    (``caller``) that plan mode would vouch for gets Claude Code's own answer instead where
+    Claude Code's rules or prompts would deny or ask (:mod:`planmode.core.claude_code_rules`)."""
     settings = registry.settings
     rules = settings.permissions
     context = permissions.ToolContext(
@@ -44,7 +47,18 @@ def check_tool(
     )
     decision = permissions.decide(tool, tool_input, context)
     if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
-        return _sandboxed(registry, decision, str(tool_input.get("command")), hide)
+        decision = _sandboxed(registry, decision, str(tool_input.get("command")), hide)
+    if (
+        caller is not None
+        and decision.behavior == "allow"
+        and decision.rule in claude_code_rules.VOUCHED
+    ):
+        own_plan = decision.rule == permissions.RULE_PLAN_WRITE and context.plan_adopted
+        objection = claude_code_rules.objection(tool, tool_input, decision.rule, caller, own_plan)
+        if objection is not None:
+            # Should the user allow it when Claude Code asks, it still runs in the sandbox.
+            kept = decision.sandbox if objection.behavior == "ask" else None
+            return replace(objection, sandbox=kept)
     return decision
 
 

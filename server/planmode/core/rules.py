@@ -80,6 +80,49 @@ def _glob_match(pattern: str, path: str) -> bool:
     return re.fullmatch(regex, path) is not None or re.fullmatch(regex + "/.*", path) is not None
 
 
+def path_rule_covers(content: str, path: str, project: Path, cwd: Path | None = None) -> bool:
+    """Whether a deny or ask rule's path pattern may cover the absolute ``path``, read every
+    way Claude Code could read either (fail closed; docs/claude-code.md, "The user's own
+    rules"): the path as spelled, with its symlinks followed, and with ``..`` folded first;
+    the pattern ``//abs`` and ``~/…`` absolute, ``/x`` both absolute and relative to the
+    project, ``x`` and ``./x`` relative to the project and to the working directory, and a
+    pattern without a slash (gitignore's rule) at any depth under them."""
+    if (
+        content.strip("/.*") == ""
+        or any(c in content for c in "[]{}!\\")
+        or (content.startswith("~") and content != "~" and not content.startswith("~/"))
+    ):
+        return True  # every path, or a syntax this matcher does not read (~user, [a]): covered
+    spelled = os.path.normpath(path)
+    readings = {spelled, os.path.realpath(path), os.path.realpath(spelled)}
+    pattern = content.removeprefix("./").rstrip("/")
+    absolute: list[str] = []
+    relative: list[str] = []
+    if pattern.startswith("//"):
+        absolute.append(pattern[1:])
+    elif pattern == "~" or pattern.startswith("~/"):
+        absolute.append(os.path.expanduser(pattern))
+    elif pattern.startswith("/"):
+        absolute.append(pattern)
+        relative.append(pattern.lstrip("/"))
+    else:
+        relative.append(pattern)
+        if "/" not in pattern:
+            relative.append("**/" + pattern)
+    bases = {str(project), os.path.realpath(project)}
+    if cwd is not None:
+        bases |= {str(cwd), os.path.realpath(cwd)}
+    for reading in readings:
+        if any(_glob_match(p, reading) for p in absolute):
+            return True
+        for base in bases:
+            if inside(Path(reading), Path(base)):
+                rest = Path(reading).relative_to(base).as_posix()
+                if any(_glob_match(p, rest) for p in relative):
+                    return True
+    return False
+
+
 def rule_matches(
     rule: str,
     tool: str,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from planmode.core import enforcement, modes, permissions, resume
+from planmode.core import claude_code_rules, enforcement, modes, permissions, resume
 from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
 from planmode.core.planning import Planning
@@ -139,10 +139,14 @@ class PlanModeService:
         tool_input: dict[str, Any],
         agent_id: str | None = None,
         hide: Sequence[str] = (),
+        caller: claude_code_rules.Caller | None = None,
     ) -> permissions.Decision:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
-        §6), an allowed planning Bash command with its sandbox."""
-        return enforcement.check_tool(self.registry, session, tool, tool_input, agent_id, hide)
+        §6), an allowed planning Bash command with its sandbox; for a call from Claude Code
+        (``caller``), never an allow its own rules or prompts would not give."""
+        return enforcement.check_tool(
+            self.registry, session, tool, tool_input, agent_id, hide, caller
+        )
 
     @property
     def sandbox(self) -> sandbox_probe.Availability:

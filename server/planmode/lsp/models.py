@@ -138,6 +138,9 @@ class CheckToolParams(ClaudeCodeParams):
     tool: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict)
     agent_id: str | None = None
+    # Claude Code's shell directory (the hook payload's cwd): a Bash line's relative paths
+    # are read from there.
+    cwd: str | None = Field(default=None, min_length=1)
 
 
 class ListPlansParams(Params):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from planmode.core.claude_code_rules import Caller
 from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
@@ -42,9 +43,19 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
     endpoint = server.endpoint
     hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
     decision = server.service.check_tool(
-        session, params.tool, params.input, params.agent_id, hide=hide
+        session, params.tool, params.input, params.agent_id, hide, caller(server, params)
     )
     return CheckToolResult.from_core({**decision.to_wire(), "mode": session.modes.mode})
+
+
+def caller(server: PlanModeServer, params: CheckToolParams) -> Caller | None:
+    """A call from Claude Code's hook (it names Claude Code's project, configuration or
+    transcript): Claude Code's own rules then bound what plan mode allows."""
+    if not (params.project_dir or params.claude_config_dir or params.transcript_path):
+        return None
+    return Caller.from_hook(
+        server.service.root, params.project_dir, params.claude_config_dir, params.cwd
+    )
 
 
 async def wait_for_plan_file(
