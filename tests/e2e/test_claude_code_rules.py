@@ -1,7 +1,7 @@
 """The user's own rules in the real Claude Code CLI, with planmode's hooks installed
 (docs/claude-code.md, "The user's own rules"): plan mode never allows what the user's Claude
-Code rules deny, nor a read outside the project Claude Code would ask about; where the user
-made a directory a working directory, plan mode vouches again.
+Code rules deny, nor a read outside the project Claude Code would ask about — and when the user
+allows such a read, it still runs in the sandbox.
 
 Claude Code runs interactively in tmux against a scripted Messages API, as in
 ``test_claude_code.py``; the editor's server decides through ``planmode hook``.
@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,8 @@ VERSIONS = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().
 
 
 def set_up(root: Path, home: Path) -> None:
-    """planmode's hooks in the project's settings, the user's deny rule in their own settings,
-    and /proc/self among the project's working directories."""
+    """planmode's hooks (and shell prefix) in the project's settings, the user's deny rule in
+    their own settings."""
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")}
     init = subprocess.run(
         [str(Path(sys.executable).parent / "planmode"), "init", "claude-code"],
@@ -39,10 +40,6 @@ def set_up(root: Path, home: Path) -> None:
         env=env,
     )
     assert init.returncode == 0, init.stderr
-    project = root / ".claude" / "settings.json"
-    written = json.loads(project.read_text())
-    written["permissions"] = {"additionalDirectories": ["/proc/self"]}
-    project.write_text(json.dumps(written))
     user = home / ".claude" / "settings.json"
     user.write_text(json.dumps({"permissions": {"deny": ["Bash(cat:*)"]}}))
 
@@ -51,6 +48,19 @@ def result(request: Request) -> tuple[bool, str]:
     """Whether the last tool call failed, and what the model reads of it."""
     results = request.tool_results()
     return bool(results and results[-1].get("is_error")), request.result_text()
+
+
+def choose_yes(claude: ClaudeCode) -> None:
+    """Answer Claude Code's question with its Yes: 2.1.197 offers it first, 2.1.332's
+    auto-mode question offers No first."""
+    for _ in range(4):
+        chosen = [line for line in claude.screen().splitlines() if line.strip().startswith("❯")]
+        if chosen and "Yes" in chosen[-1]:
+            claude.keys("Enter")
+            return
+        claude.keys("Down")
+        time.sleep(0.2)
+    raise AssertionError(f"no Yes to choose:\n{claude.screen()}")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -84,20 +94,18 @@ async def test_plan_mode_leaves_the_users_rules_to_claude_code(
             failed, told = result(await agent.call("Bash", {"command": "cat src/app.py"}))
             assert failed and "has been denied" in told, told
 
-            # A read outside the project: Claude Code asks, as it would without planmode.
-            line = f"head {outside}/notes.txt"
-            api.reply(tool_use("Bash", {"command": line, "description": "Notes"}))
+            # A read outside the project: Claude Code asks, as it would without planmode. The
+            # user says yes, and the line still runs in planmode's sandbox.
+            line = "grep Seccomp: /proc/self/status"
+            api.reply(tool_use("Bash", {"command": line, "description": "Status"}))
             await asyncio.to_thread(claude.wait_screen, r"Do you want to proceed\?", 20)
-            claude.keys("Escape")
-            await asyncio.to_thread(claude.wait_screen, lambda s: "to proceed?" not in s, 10)
-            claude.type("Not there")
-            failed, told = result(await agent.turn())
-            assert failed and "doesn't want to proceed" in told, told
-
-            # A working directory of the user's (/proc/self): plan mode vouches, and the line
-            # runs unasked, in the sandbox.
-            status = await agent.call("Bash", {"command": "grep Seccomp: /proc/self/status"})
+            await asyncio.to_thread(choose_yes, claude)
+            status = await agent.turn()
             assert status.result_text().split() == ["Seccomp:", "2" if sandboxed else "0"]
+
+            # Inside the project plan mode vouches: the line runs unasked.
+            read = await agent.call("Bash", {"command": "head src/app.py"})
+            assert read.result_text().strip() == "print('hello')", read.result_text()
         except BaseException:
             print(failure_report(api, claude, tmp_path / "claude-code-report"))
             raise
