@@ -9,6 +9,7 @@ from planmode.core import plans
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from tests.unit.conftest import ServiceFactory
+from tests.unit.editor_buffers import Buffers
 from tests.unit.test_teams import submitted, teammate_service
 
 PLAN = "# Greet\n\n## Steps\n1. Read the name.\n2. Print it.\n\n## Verification\nRun tests.\n"
@@ -28,7 +29,7 @@ def pending(service: PlanModeService, text: str = PLAN) -> tuple[Session, Path, 
 
 def test_reject_with_comments_sends_each_with_its_anchor(service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)  # the user comments in the plan
+    Buffers(service).type(path, COMMENTED)  # the user comments in the plan
     result = service.reject(approval_id, feedback="Close, but not yet.", include_comments=True)
     result_wire = result.result.to_wire()
     assert result_wire["remark"] == "Close, but not yet."
@@ -62,7 +63,7 @@ def test_reject_with_comments_sends_each_with_its_anchor(service: PlanModeServic
 
 def test_reject_without_include_comments_is_the_plain_rejection(service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    Buffers(service).type(path, COMMENTED)
     result = service.reject(approval_id, feedback="No.").result
     assert result.comments == () and result.feedback == "No."
     assert "comments" not in result.tool_result
@@ -70,7 +71,7 @@ def test_reject_without_include_comments_is_the_plain_rejection(service: PlanMod
 
 def test_reject_with_only_comments_has_no_remark(service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    Buffers(service).type(path, COMMENTED)
     result = service.reject(approval_id, include_comments=True).result
     assert result.remark is None
     assert result.feedback is not None
@@ -79,7 +80,8 @@ def test_reject_with_only_comments_has_no_remark(service: PlanModeService) -> No
 
 def test_approve_strips_comments_and_carries_them_as_notes(service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    Buffers(service).type(path, COMMENTED)
+    plans.write_atomic(path, COMMENTED)  # and saved
     decision = service.approve(approval_id, include_comments=True)
     result = decision.result
     assert result.plan == PLAN and not result.plan_was_edited
@@ -93,7 +95,7 @@ def test_approve_strips_comments_and_carries_them_as_notes(service: PlanModeServ
 
 def test_approve_without_notes_still_strips_the_comments(service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    Buffers(service).type(path, COMMENTED)
     result = service.approve(approval_id).result
     assert result.plan == PLAN and result.comments == ()
     assert "## The user's notes" not in result.tool_result
@@ -103,36 +105,70 @@ def test_revision_keeps_untouched_anchors_and_outdates_changed_ones(
     service: PlanModeService,
 ) -> None:
     session, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    editor = Buffers(service)
+    editor.type(path, COMMENTED)
+    plans.write_atomic(path, COMMENTED)  # saved
     service.reject(approval_id, include_comments=True)
-    # The agent rewrites the plan without the comments and changes the verification step.
-    revised = PLAN.replace("Run tests.", "Run pytest, with an empty name too.")
-    service.agent_edited(path, revised, "Write")
-    plans.write_atomic(path, revised)
-    live, earlier = service.comment_view(path)
-    assert live == []
-    assert [(c.text, c.outdated, c.anchor.line) for c in earlier] == [
-        ("From argv or stdin?", False, 3),
-        ("Test the empty name.", True, 7),
-    ]
-    # A comment the agent left in place over changed text is outdated too.
+    # The agent edits one line in place, and the editor reloads the file: the user's comments
+    # are still theirs; the one over the changed line is outdated.
     kept = COMMENTED.replace("1. Read the name.", "1. Read the name from argv.")
     plans.write_atomic(path, kept)
+    editor.reload(path)
     live, earlier = service.comment_view(path)
     assert [(c.text, c.outdated) for c in live] == [
         ("From argv or stdin?", True),
         ("Test the empty name.", False),
     ]
     assert earlier == []
+    # The agent rewrites the plan without the comments and changes the verification step.
+    revised = PLAN.replace("Run tests.", "Run pytest, with an empty name too.")
+    service.agent_edited(path, revised, "Write")
+    plans.write_atomic(path, revised)
+    editor.reload(path)
+    live, earlier = service.comment_view(path)
+    assert live == []
+    assert [(c.text, c.outdated, c.anchor.line) for c in earlier] == [
+        ("From argv or stdin?", False, 3),
+        ("Test the empty name.", True, 7),
+    ]
+    # Written back by the agent, they are the agent's now: shown as sent, never as the user's.
+    plans.write_atomic(path, kept)
+    editor.reload(path)
+    live, earlier = service.comment_view(path)
+    assert live == [] and len(earlier) == 2
+    assert [c.text for c in service.others_comments(path, kept)] == [
+        "From argv or stdin?",
+        "Test the empty name.",
+    ]
     # Approving ends the review: nothing earlier is shown any more.
     approval, _ = service.begin_exit(session)
     service.approve(approval.approval_id)
     assert service.comment_view(path) == ([], [])
 
 
+def test_comments_the_agent_writes_are_not_the_users(service: PlanModeService) -> None:
+    """In its submission, in the file on disk, or through its edit of the open buffer: a
+    `[!review]` the agent writes is never counted, sent or delivered as the user's."""
+    _session, path, approval_id = pending(service, COMMENTED)  # the agent's own plan
+    assert service.comment_view(path) == ([], [])
+    result = service.reject(approval_id, include_comments=True).result
+    assert result.comments == () and result.feedback is None
+    _, path, approval_id = pending(service, PLAN)
+    editor = Buffers(service)
+    editor.open(path)
+    # The agent's edit arrives in the buffer (planMode/applyEdit), then the user types one.
+    service.expect_agent_text(path, COMMENTED)
+    editor.type(path, COMMENTED)
+    mine = COMMENTED.replace("2. Print it.\n", "2. Print it.\n> [!review] Mine.\n")
+    editor.type(path, mine)
+    decision = service.approve(approval_id, include_comments=True)
+    assert [c.text for c in decision.result.comments] == ["Mine."]
+    assert decision.result.notes is not None and "From argv" not in decision.result.notes
+
+
 def test_history_reads_back_revisions_with_comments(root: Path, service: PlanModeService) -> None:
     _, path, approval_id = pending(service)
-    plans.write_atomic(path, COMMENTED)
+    Buffers(service).type(path, COMMENTED)
     service.reject(approval_id, include_comments=True)
     again = PlanModeService(root)
     (revision,) = [r for r in again.history.revisions(path) if r.comments]
@@ -146,13 +182,17 @@ def test_a_lead_rejects_a_teammates_plan_with_comments_and_approves_it_without(
     mate = teammate_service(make_service)
     session, rid = submitted(mate, lead)
     path = mate.plan_path(session)
-    plans.write_atomic(path, plans.read_plan(path) + "> [!review] Name the files.\n")
+    # The lead's user comments in the lead's editor; the teammate's own comment is not theirs.
+    theirs = "> [!review] Looks done to me.\n"
+    plans.write_atomic(path, plans.read_plan(path) + theirs)
+    Buffers(lead).type(path, plans.read_plan(path) + "> [!review] Name the files.\n")
     lead.answer_teammate(rid, False, "Not yet.", include_comments=True)
     _found, response = mate.next_turn(session)
     assert response is not None and not response.approved
     assert response.feedback is not None
     assert response.feedback.startswith("Not yet.\n\nThe user's comments on the plan")
     assert response.feedback.endswith("   Name the files.")
+    assert "Looks done" not in response.feedback
     # Approving writes the plan without the comment.
     result = mate.exit_as_teammate(session)
     assert result is not None and result.request_id is not None

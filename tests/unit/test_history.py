@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from planmode.core.history import PlanHistory
 from planmode.core.service import PlanModeService
+from tests.unit.editor_buffers import Buffers
 
 PLAN_A = "# Plan\n\n1. Read\n2. Change\n"
 PLAN_B = "# Plan\n\n1. Read\n2. Change the greeting\n3. Test\n"
@@ -175,7 +176,7 @@ def test_exit_edit_and_user_edit_at_approval_are_recorded(service: PlanModeServi
     assert authored(service, path)[-1] == ("agent", "add a test step")
 
     edited = PLAN_B + "4. Commit\n"
-    service.open_document_text = lambda p: edited if p == path else None
+    Buffers(service).type(path, edited)
     service.approve(approval.approval_id, "s")
     assert authored(service, path) == [
         ("agent", "submitted for approval"),

@@ -13,6 +13,7 @@ from planmode.core import review
 from planmode.core.errors import PlanChanged
 from planmode.core.review import Hunk
 from planmode.core.service import PlanModeService
+from tests.unit.editor_buffers import Buffers
 
 SEEN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n"
 
@@ -246,8 +247,38 @@ def test_agent_revision_during_pending_approval_is_reviewed(service: PlanModeSer
 
 def test_the_users_own_edits_are_not_changes_to_review(service: PlanModeService) -> None:
     path, _ = pending(service)
-    service.open_document_text = lambda p: SEEN + "4. Mine\n" if p == path else None
+    Buffers(service).type(path, SEEN + "4. Mine\n")
     assert service.hunks(path) == []
+
+
+def test_a_change_nobody_made_in_the_editor_is_the_agents_revision(
+    service: PlanModeService,
+) -> None:
+    """The agent writes the file itself (its Write tool, allowed while planning): a revision,
+    reviewed hunk by hunk, the text under approval, recorded as the agent's."""
+    path, approval_id = pending(service)
+    revised = SEEN + "4. Sneaked in\n"
+    path.write_text(revised)
+    (hunk,) = service.hunks(path)
+    assert hunk.new_lines == ("4. Sneaked in\n",)
+    session = service.pending_for(path)
+    assert session is not None and session.pending is not None
+    assert session.pending.submitted_plan == revised
+    assert [(r.author, r.reason) for r in service.history.revisions(path)][-1] == (
+        "agent",
+        "changed outside the editor",
+    )
+    # The editor reloading the file does not make it the user's either.
+    Buffers(service).reload(path)
+    assert len(service.hunks(path)) == 1
+    # Not shown to the user yet: a decision without a digest cannot approve it.
+    with pytest.raises(PlanChanged):
+        service.approve(approval_id, "s")
+    assert session.modes.mode == "plan" and session.pending is not None
+    service.showing(approval_id, revised)  # the lenses show it, with its hunk
+    result = service.approve(approval_id, "s").result
+    assert result.plan == revised and result.user_edits_diff is None  # no edit of the user
+    assert [r.author for r in service.history.revisions(path)] == ["agent", "agent"]
 
 
 def test_stale_hunk_ids_change_nothing(service: PlanModeService) -> None:
@@ -286,6 +317,7 @@ def test_approval_ends_the_review(service: PlanModeService) -> None:
     path.write_text(revised)
     service.agent_edited(path, revised, "more")
     assert len(service.hunks(path)) == 1
+    service.showing(approval_id, revised)  # shown with its lenses, hunk unreviewed
     decision = service.approve(approval_id, "s")
     assert decision.result.plan == revised  # the plan as it stands, unreviewed or not
     assert service.hunks(path) == []

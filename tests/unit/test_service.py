@@ -22,6 +22,7 @@ from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from planmode.core.settings import Settings
 from tests.unit.conftest import ServiceFactory
+from tests.unit.editor_buffers import Buffers
 
 PLAN = "# Plan\n\n1. Add the parser\n2. Test it\n"
 APPROVED_HEAD = (
@@ -389,19 +390,43 @@ def test_a_plan_given_with_exit_is_written_and_counts_as_edited(service: PlanMod
     assert "## Approved Plan (edited by user):\n" + PLAN in result.tool_result
 
 
-def test_the_plan_approved_is_the_file_at_approval_time(service: PlanModeService) -> None:
+def test_the_plan_approved_is_the_buffer_the_user_edited(service: PlanModeService) -> None:
     session = planning(service)
     path = write_plan(service, session)
     approval, _ = service.begin_exit(session)
     edited = PLAN + "3. Document it\n"
-    path.write_text(edited)
+    Buffers(service).type(path, edited)
     decision = service.approve(approval.approval_id)
     assert decision.result.plan == edited
     assert decision.result.plan_was_edited is True
     assert decision.result.user_edits_diff is not None
     assert "+3. Document it" in decision.result.user_edits_diff
     assert "## Approved Plan (edited by user):" in decision.result.tool_result
-    assert decision.written is None
+    assert decision.written == edited
+    assert [r.author for r in service.history.revisions(path)] == ["agent", "user"]
+
+
+def test_a_file_changed_outside_the_editor_is_not_the_users_edit(
+    service: PlanModeService,
+) -> None:
+    """Approved once shown (the digest of what the approver saw), it is the agent's revision:
+    no edit of the user's, and history says so."""
+    session = planning(service)
+    path = write_plan(service, session)
+    approval, _ = service.begin_exit(session)
+    changed = PLAN + "3. Document it\n"
+    path.write_text(changed)
+    with pytest.raises(PlanChanged):
+        service.approve(approval.approval_id)  # never shown
+    decision = service.approve(approval.approval_id, plan_sha256=plan_digest(changed))
+    assert decision.result.plan == changed
+    assert decision.result.plan_was_edited is False
+    assert decision.result.user_edits_diff is None
+    assert "(edited by user)" not in decision.result.tool_result
+    assert [(r.author, r.reason) for r in service.history.revisions(path)] == [
+        ("agent", "submitted for approval"),
+        ("agent", "changed outside the editor"),
+    ]
 
 
 def test_unsaved_editor_contents_are_approved_and_written(service: PlanModeService) -> None:

@@ -13,6 +13,7 @@ from planmode.core.errors import InvalidParams
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
 from tests.unit.conftest import ServiceFactory
+from tests.unit.editor_buffers import Buffers
 
 SLUG = "quiet-harbor"
 PLAN = "# Plan\n\n1. the plan\n"
@@ -95,7 +96,7 @@ def test_server_records_modes_exits_snapshots_and_decisions(service: PlanModeSer
     approval, _ = service.begin_exit(session, plan=PLAN)
     service.reject(approval.approval_id, session.id, "more detail")
     approval, _ = service.begin_exit(session, plan=PLAN + "2. more\n")
-    plans.write_atomic(service.plan_path(session), EDITED)  # the user edits before approving
+    Buffers(service).type(service.plan_path(session), EDITED)  # the user edits before approving
     service.approve(approval.approval_id, session.id)
     path = service.root / ".claude" / "plan-mode" / "transcripts" / "s1.jsonl"
     assert path.is_file()

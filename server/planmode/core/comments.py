@@ -360,14 +360,16 @@ def reanchor(comments: Iterable[Comment], text: str) -> list[Comment]:
 
 
 def live_and_earlier(
-    text: str, delivered: Sequence[Comment]
+    text: str, delivered: Sequence[Comment], live: Sequence[Comment] | None = None
 ) -> tuple[list[Comment], list[Comment]]:
-    """The comments written in ``text`` and the ``delivered`` ones no longer written there.
+    """The comments written in ``text`` (``live``: those of them to count, default all) and
+    the ``delivered`` ones no longer written there.
 
     A written comment that was delivered before (same text) but whose annotated text changed
     since is outdated; the earlier ones are re-anchored against the plan without comments.
     """
-    live = parse(text)
+    if live is None:
+        live = parse(text)
     before = {c.text: c for c in delivered}
     marked = []
     for comment in live:

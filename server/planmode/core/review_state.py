@@ -4,6 +4,11 @@ the agent's revisions of a plan the user has seen, reviewed hunk by hunk.
 For each plan path this keeps the text the user has seen (a pending or rejected plan), whether
 the agent revised it since, whether its last exit was empty, the review comments sent with
 its last rejection, and every revision in the plan's history (docs/protocol.md §5.1, §5.6).
+
+The user decides only what they saw (docs/protocol.md §5.1, "Who wrote what"): a change of the
+plan that the user did not make in the editor is the agent's revision, reviewed as one; a
+decision without a digest approves only the text last shown to the user; only the review
+comments the user wrote in the editor are theirs (:mod:`~planmode.core.provenance`).
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from planmode.core import comments, history, plans, review, transcripts
+from planmode.core import comments, history, plans, provenance, review, transcripts
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -57,6 +63,8 @@ class ReviewState:
         # Plan path -> the review comments sent with its last rejection: shown, re-anchored,
         # while the agent revises (README, "Reviewing with comments").
         self.sent_comments: dict[Path, list[comments.Comment]] = {}
+        # Who wrote which text of each plan, and what each approval last showed the user.
+        self.provenance = provenance.Provenance()
 
     # -- the pending approval -------------------------------------------------------------
     def begin_exit(
@@ -90,6 +98,12 @@ class ReviewState:
         )
         replaced = session.pending
         session.pending = approval
+        if replaced is not None:
+            self.provenance.decided(replaced.approval_id)
+        if plan is not None or self.provenance.author(path, submitted) is None:
+            self.provenance.wrote(path, submitted, "agent")
+        # What the approval shows (the plan opened in the editor, or named): the submission.
+        self.provenance.show(approval.approval_id, submitted)
         self._keep_revision(path, submitted, "agent", "submitted for approval")
         # After a rejection the user has seen the rejected text: show what changed since.
         if path not in self.seen:
@@ -130,7 +144,25 @@ class ReviewState:
         )
 
     def current_plan(self, approval: Approval) -> str:
-        return self.registry.read_text(approval.plan_file_path) or ""
+        return self.observe(approval.plan_file_path)
+
+    def _read(self, path: Path) -> str:
+        return self.registry.read_text(path) or ""
+
+    def observe(self, path: Path) -> str:
+        """The plan's text now (the open buffer, else the file). A change since that the user
+        did not make in the editor is the agent's revision: the text under approval, reviewed
+        hunk by hunk against what the user saw, never the user's edit."""
+        text = self._read(path)
+        if self.provenance.is_users(path, text):
+            return text
+        session = self.pending_for(path)
+        if session is not None and session.pending is not None:
+            if text != session.pending.submitted_plan:
+                self.agent_edited(path, text, "changed outside the editor")
+        elif path in self.seen and text != self.seen[path]:
+            self.revised.add(path)
+        return text
 
     def cancel(self, approval: Approval) -> bool:
         """Drop a pending approval whose request went away; the session stays in plan."""
@@ -140,7 +172,57 @@ class ReviewState:
         if session.pending.approval_id != approval.approval_id:
             return False
         session.pending = None
+        self.provenance.decided(approval.approval_id)
         return True
+
+    # -- what the user saw and wrote ----------------------------------------------------------
+    def showing(self, decision_id: str, text: str) -> None:
+        """The editor is shown ``text`` with the decision's lenses or code actions."""
+        self.provenance.show(decision_id, text)
+
+    def editor_opened(self, path: Path, text: str) -> None:
+        self.provenance.opened(path, text)
+
+    def editor_changed(self, path: Path, text: str, disk: str | None) -> None:
+        """The plan's open buffer now holds ``text``. Typed by the user, it is theirs, and
+        what its approval shows them."""
+        if self.provenance.changed(path, text, disk) == "user":
+            session = self.pending_for(path)
+            if session is not None and session.pending is not None:
+                self.provenance.show(session.pending.approval_id, text)
+
+    def editor_saved(self, path: Path, text: str) -> None:
+        """The editor saved the plan's buffer holding ``text``; what the user typed just
+        before may only now be known to be theirs."""
+        if self.provenance.saved(path, text):
+            session = self.pending_for(path)
+            if session is not None and session.pending is not None:
+                self.provenance.show(session.pending.approval_id, text)
+
+    def agent_tool(self, tool: str, tool_input: dict[str, Any]) -> None:
+        """An agent's Write, Edit or MultiEdit of a plan file may run (checkTool did not deny
+        it): the text it will leave there is the agent's, whoever reloads or saves it."""
+        raw = tool_input.get("file_path")
+        if tool not in ("Write", "Edit", "MultiEdit") or not isinstance(raw, str) or not raw:
+            return
+        path = self.registry.find_plan_file(raw)
+        if path is None:
+            return
+        text = _tool_result(tool, tool_input, plans.read_plan(path) or "")
+        if text is not None:
+            self.provenance.wrote(path, text, "agent")
+
+    def expect_agent_text(self, path: Path, text: str) -> None:
+        """An agent's edit is on its way to the editor: the buffer holding ``text`` will be the
+        agent's, not the user's (it arrives before the editor answers)."""
+        self.provenance.wrote(path, text, "agent")
+
+    def user_wrote(self, path: Path, text: str) -> None:
+        """The user's own change made by the server (an Undo): theirs, and shown to them."""
+        self.provenance.wrote(path, text, "user")
+        session = self.pending_for(path)
+        if session is not None and session.pending is not None:
+            self.provenance.show(session.pending.approval_id, text)
 
     # -- the user's decision --------------------------------------------------------------
     def approve(
@@ -160,20 +242,28 @@ class ReviewState:
         if mode == "plan":
             raise InvalidParams("mode must be a mode to return to, not 'plan'")
         session = self.find_pending(approval_id, session_id)
-        approval = session.pending
-        assert approval is not None
-        reviewed = self.current_plan(approval)
-        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(reviewed):
+        assert session.pending is not None
+        path = session.pending.plan_file_path
+        # Approve exactly what was shown: the digest the approver names, else the text the
+        # lenses, the question or the user's own typing last showed them.
+        shown = plan_sha256.lower() if plan_sha256 is not None else None
+        if (shown or self.provenance.shown(approval_id)) != plan_digest(self._read(path)):
             raise PlanChanged()
+        reviewed = self.observe(path)
+        approval = session.pending  # a change the agent made since is in it now
+        assert approval is not None
         notes = self._comments_to_deliver(approval, reviewed, include_comments, "approved")
         current = comments.strip_comments(reviewed)
         written = None
         if current != (plans.read_plan(approval.plan_file_path) or ""):
             plans.write_plan(approval.plan_file_path, current)
             written = current
-        if current != approval.submitted_plan:
+        submitted = comments.strip_comments(approval.submitted_plan)
+        if current != submitted:
+            # Only the user's own text differs from the agent's here (current_plan above).
             self._keep_revision(approval.plan_file_path, current, "user", "edited at approval")
         self.forget(approval.plan_file_path)
+        self.provenance.decided(approval.approval_id)
         warnings: tuple[str, ...] = ()
         restored: PermissionMode | None = None
         granted: tuple[AllowedPrompt, ...] = ()
@@ -189,7 +279,6 @@ class ReviewState:
         self.registry.record(session, transcripts.decision(session.slug, "approved"))
         self.registry.snapshot(session, approval.plan_file_path, current)
         self.sent_comments.pop(approval.plan_file_path, None)
-        submitted = comments.strip_comments(approval.submitted_plan)
         result = replace(
             approved_exit(approval, current, restored, notes, submitted, granted),
             chosen_mode=mode,
@@ -206,11 +295,12 @@ class ReviewState:
         """Reject the pending plan with ``feedback`` and, with ``include_comments``, the
         review comments written in it; plan mode stays."""
         session = self.find_pending(approval_id, session_id)
+        assert session.pending is not None
+        reviewed = self.current_plan(session.pending)
         approval = session.pending
-        assert approval is not None
-        reviewed = self.current_plan(approval)
         sent = self._comments_to_deliver(approval, reviewed, include_comments, "rejected")
         session.pending = None
+        self.provenance.decided(approval.approval_id)
         # The comments go to the agent and are shown on their own, re-anchored: the revision
         # is reviewed against the plan without them.
         self.seen[approval.plan_file_path] = comments.strip_comments(reviewed)
@@ -226,32 +316,40 @@ class ReviewState:
     def _comments_to_deliver(
         self, approval: Approval, reviewed: str, include: bool, outcome: str
     ) -> tuple[comments.Comment, ...]:
-        """The comments written in the plan the user decided on, kept in its history."""
+        """The user's comments written in the plan they decided on, kept in its history."""
         if not include:
             return ()
-        found = tuple(comments.delivered(self.comment_view(approval.plan_file_path, reviewed)[0]))
+        path = approval.plan_file_path
+        found = tuple(comments.delivered(self.comment_view(path, reviewed)[0]))
         if found:
             count = f"{len(found)} comment{'s' if len(found) != 1 else ''}"
-            self._keep_revision(
-                approval.plan_file_path, reviewed, "user", f"{outcome} with {count}", found
-            )
+            author: history.Author = "user" if self.provenance.is_users(path, reviewed) else "agent"
+            self._keep_revision(path, reviewed, author, f"{outcome} with {count}", found)
         return found
 
     def comment_view(
         self, path: Path, text: str | None = None
     ) -> tuple[list[comments.Comment], list[comments.Comment]]:
-        """The comments written in the plan (outdated when the text they annotated changed
-        since they were sent) and those sent with the last rejection that the plan no longer
-        holds, re-anchored in its current text."""
+        """The user's comments written in the plan (outdated when the text they annotated
+        changed since they were sent) and those sent with the last rejection that the plan no
+        longer holds, re-anchored in its current text. Comments the user did not write in the
+        editor are not theirs: see :meth:`others_comments`."""
         if text is None:
             text = self.registry.read_text(path) or ""
-        return comments.live_and_earlier(text, self.sent_comments.get(path, []))
+        mine = self.provenance.users_comments(path, comments.parse(text))
+        return comments.live_and_earlier(text, self.sent_comments.get(path, []), mine)
+
+    def others_comments(self, path: Path, text: str) -> list[comments.Comment]:
+        """The review comments written in the plan that the user did not write: the agent's
+        (or anyone's outside the editor). Never counted, sent or delivered as the user's."""
+        return self.provenance.others_comments(path, comments.parse(text))
 
     # -- revisions and hunks --------------------------------------------------------------
     def forget(self, path: Path) -> None:
         """No plan under review at ``path`` any more: its revisions need no Keep/Undo."""
         self.seen.pop(path, None)
         self.revised.discard(path)
+        self.provenance.forget(path)
 
     def _keep_revision(
         self,
@@ -269,6 +367,7 @@ class ReviewState:
     def agent_edited(self, path: Path, text: str, reason: str) -> None:
         """An agent's edit of a plan file went through: keep it, and make it the text under
         approval (so it is not mistaken for the user's edit)."""
+        self.provenance.wrote(path, text, "agent")
         self._keep_revision(path, text, "agent", reason)
         if path in self.seen:
             self.revised.add(path)
@@ -278,10 +377,11 @@ class ReviewState:
 
     def hunks(self, path: Path) -> list[review.Hunk]:
         """Unreviewed changes of a plan the user has seen (none when there is no review)."""
+        current = self.observe(path)
         seen = self.seen.get(path)
         if seen is None or path not in self.revised:
             return []
-        found = review.hunks(seen, self.registry.read_text(path) or "")
+        found = review.hunks(seen, current)
         # A review comment the user writes is not a change of the agent's to review.
         return [h for h in found if h.old_lines or not comments.is_only_comments(h.new_lines)]
 
@@ -299,6 +399,26 @@ class ReviewState:
         """The hunk to revert and the plan text once it is reverted (the caller applies it)."""
         hunk = self.find_hunk(path, hunk_id)
         return hunk, review.undo(self.registry.read_text(path) or "", hunk)
+
+
+def _tool_result(tool: str, tool_input: dict[str, Any], text: str) -> str | None:
+    """What a Write, Edit or MultiEdit leaves in a file holding ``text`` (None: it fails)."""
+    if tool == "Write":
+        content = tool_input.get("content")
+        return content if isinstance(content, str) else None
+    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+    if not isinstance(edits, list):
+        return None
+    for edit in edits:
+        if not isinstance(edit, dict):
+            return None
+        old, new = edit.get("old_string"), edit.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or old not in text:
+            return None
+        text = (
+            text.replace(old, new) if edit.get("replace_all") is True else text.replace(old, new, 1)
+        )
+    return text
 
 
 def _merge_prompts(

@@ -32,7 +32,7 @@ class PlanModeService:
     def __init__(self, root: Path, settings: Settings | None = None) -> None:
         self.registry = registry = SessionRegistry(root, settings or Settings())
         self.review = review = ReviewState(registry, self._leave_plan)
-        self.teammates = teammates = Teammates(registry, self._leave_plan)
+        self.teammates = teammates = Teammates(registry, self._leave_plan, review.provenance)
         self.planning = planning = Planning(registry, review, teammates)
         # The session's mode: entering, leaving, /plan, human turns, settings.
         self.update_settings = planning.update_settings
@@ -62,6 +62,14 @@ class PlanModeService:
         self.approve = review.approve
         self.reject = review.reject
         self.comment_view = review.comment_view
+        self.others_comments = review.others_comments
+        self.observe = review.observe
+        self.showing = review.showing
+        self.editor_opened = review.editor_opened
+        self.editor_changed = review.editor_changed
+        self.editor_saved = review.editor_saved
+        self.expect_agent_text = review.expect_agent_text
+        self.user_wrote = review.user_wrote
         self.agent_edited = review.agent_edited
         self.hunks = review.hunks
         self.keep_hunk = review.keep_hunk
@@ -144,9 +152,13 @@ class PlanModeService:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
         §6), an allowed planning Bash command with its sandbox; for a call from Claude Code
         (``caller``), never an allow its own rules or prompts would not give."""
-        return enforcement.check_tool(
+        decision = enforcement.check_tool(
             self.registry, session, tool, tool_input, agent_id, hide, caller
         )
+        if decision.behavior != "deny":
+            # A plan file the agent writes itself: that text is its own (core/provenance.py).
+            self.review.agent_tool(tool, tool_input)
+        return decision
 
     @property
     def sandbox(self) -> sandbox_probe.Availability:

@@ -18,14 +18,23 @@ from planmode.core.approval import (
 )
 from planmode.core.errors import InvalidParams, NoPendingApproval, NoPlanFile, PlanChanged
 from planmode.core.modes import PermissionMode
+from planmode.core.provenance import Provenance
 from planmode.core.registry import LeavePlan, SessionRegistry
 from planmode.core.session import Session
 
 
 class Teammates:
-    def __init__(self, registry: SessionRegistry, leave_plan: LeavePlan) -> None:
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        leave_plan: LeavePlan,
+        provenance: Provenance | None = None,
+    ) -> None:
         self.registry = registry
         self.leave_plan = leave_plan
+        # Who wrote what in the plans, and what each request last showed the lead's user
+        # (the review's: core/provenance.py).
+        self.provenance = provenance or Provenance()
         # Teammate side: request id -> (the key that authenticates the lead's answer, the
         # submitted plan's digest).
         self.own_request_keys: dict[str, tuple[bytes, str]] = {}
@@ -146,13 +155,24 @@ class Teammates:
                 f"mode: a teammate's plan is approved into default or acceptEdits only, "
                 f"not {mode!r}"
             )
-        current = registry.read_text(request.plan_file_path)
+        path = request.plan_file_path
+        current = registry.read_text(path)
         if current is None:
             current = request.plan
-        if plan_sha256 is not None and plan_sha256.lower() != plan_digest(current):
+        # Approve exactly what was shown: the digest named, else what the lenses last showed
+        # (at first the request's plan), or the lead's own typing.
+        shown = plan_sha256.lower() if plan_sha256 is not None else None
+        if shown is None and self.provenance.is_users(path, current):
+            shown = plan_digest(current)
+        if approved and (
+            shown or self.provenance.shown(request_id) or plan_digest(request.plan)
+        ) != plan_digest(current):
             raise PlanChanged()
         if not approved and include_comments:
-            found = tuple(comments.delivered(comments.parse(current)))
+            # Only the comments the lead's user wrote: the teammate's own are not theirs.
+            found = tuple(
+                comments.delivered(self.provenance.users_comments(path, comments.parse(current)))
+            )
             feedback = rejected_exit_feedback(feedback, found)
         current = comments.strip_comments(current)
         if approved and current != (plans.read_plan(request.plan_file_path) or ""):

@@ -65,6 +65,28 @@ def line_edits(old: str, new: str) -> list[types.TextEdit]:
     ]
 
 
+def opened(server: PlanModeServer, path: Path, text: str) -> None:
+    """The editor opened ``path`` holding ``text``."""
+    if server.service.is_plan_file(path):
+        server.service.editor_opened(path, text)
+
+
+def changed(server: PlanModeServer, path: Path) -> None:
+    """The editor's buffer of ``path`` changed: who changed it is told apart in core
+    (core/provenance.py): an edit the server sent, a reload of the file, or the user."""
+    document = server.open_document(path)
+    if document is not None and server.service.is_plan_file(path):
+        server.service.editor_changed(path, document.source, disk_text(path))
+
+
+def saved(server: PlanModeServer, path: Path) -> None:
+    """The editor saved its buffer of ``path``: typing it sent just before may be the user's
+    (core/provenance.py)."""
+    document = server.open_document(path)
+    if document is not None and server.service.is_plan_file(path):
+        server.service.editor_saved(path, document.source)
+
+
 async def reaches(server: PlanModeServer, path: Path, text: str, timeout: float) -> bool:
     """Wait (bounded) until the editor's buffer of ``path`` holds ``text``."""
     loop = asyncio.get_running_loop()

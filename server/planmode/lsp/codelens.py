@@ -12,7 +12,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
-from planmode.core.comments import delivered, parse, strip_comments
+from planmode.core.comments import delivered, strip_comments
 from planmode.core.review import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
@@ -34,7 +34,11 @@ def lens(
     )
 
 
-def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> list[types.CodeLens]:
+def approval_lenses(
+    approval: Approval, current: str, unreviewed: int = 0, comments: int = 0
+) -> list[types.CodeLens]:
+    """The approval's lenses on the plan as it holds ``current``, with ``unreviewed`` agent
+    changes and ``comments`` review comments the user wrote."""
     # The lenses deliver the plan's review comments: notes on approval, feedback on rejection;
     # and grant the allowed prompts their titles show.
     approve_args = ApproveParams.build(
@@ -71,13 +75,13 @@ def approval_lenses(approval: Approval, current: str, unreviewed: int = 0) -> li
             approve_args.model_copy(update={"mode": "acceptEdits"}),
             tooltip,
         ),
-        lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
+        lens(0, reject_lens_title(comments), protocol.COMMAND_REJECT, reject_args),
     ]
 
 
-def reject_lens_title(current: str) -> str:
-    """``Reject…``, or ``Reject… (3 comments)`` when the plan holds review comments."""
-    count = len(delivered(parse(current)))
+def reject_lens_title(count: int) -> str:
+    """``Reject…``, or ``Reject… (3 comments)`` when the plan holds the user's review
+    comments (only those: core/provenance.py)."""
     if not count:
         return protocol.LENS_REJECT
     return f"{protocol.LENS_REJECT} ({count} comment{'s' if count != 1 else ''})"
@@ -93,7 +97,9 @@ def hunk_lenses(path: Path, hunk: Hunk) -> list[types.CodeLens]:
     ]
 
 
-def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLens]:
+def teammate_lenses(
+    request: PendingRequest, current: str, comments: int = 0
+) -> list[types.CodeLens]:
     """The lead's lenses on a teammate's plan: the same commands, the request id as approvalId."""
     args = ApproveParams.build(approval_id=request.request_id, plan_sha256=plan_digest(current))
     body = strip_comments(current)
@@ -104,7 +110,7 @@ def teammate_lenses(request: PendingRequest, current: str) -> list[types.CodeLen
     reject_args = RejectParams.build(approval_id=request.request_id, include_comments=True)
     return [
         lens(0, title, protocol.COMMAND_APPROVE, args),
-        lens(0, reject_lens_title(current), protocol.COMMAND_REJECT, reject_args),
+        lens(0, reject_lens_title(comments), protocol.COMMAND_REJECT, reject_args),
     ]
 
 
@@ -115,6 +121,7 @@ class MemoEntry:
     submitted: str
     current: str
     unreviewed: int
+    comments: int
     lenses: list[types.CodeLens]
 
 
@@ -129,20 +136,23 @@ class LensMemo:
     def __init__(self) -> None:
         self._entries: dict[str, MemoEntry] = {}
 
-    def lenses(self, approval: Approval, current: str, unreviewed: int) -> list[types.CodeLens]:
+    def lenses(
+        self, approval: Approval, current: str, unreviewed: int, comments: int
+    ) -> list[types.CodeLens]:
         entry = self._entries.get(approval.approval_id)
         if (
             entry is not None
             and entry.submitted is approval.submitted_plan
             and entry.current is current
             and entry.unreviewed == unreviewed
+            and entry.comments == comments
         ):
             return entry.lenses
-        computed = approval_lenses(approval, current, unreviewed)
+        computed = approval_lenses(approval, current, unreviewed, comments)
         if len(self._entries) > 64:
             self._entries.clear()
         self._entries[approval.approval_id] = MemoEntry(
-            approval.submitted_plan, current, unreviewed, computed
+            approval.submitted_plan, current, unreviewed, comments, computed
         )
         return computed
 
@@ -186,11 +196,15 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
     """
     decisions: list[tuple[types.CodeLens, Lines]] = []
     service = server.service
-    changes = service.hunks(path)
+    changes = service.hunks(path)  # an agent's change since is a revision from here on
     for session in service.sessions.values():
         approval = session.pending
         if approval is not None and approval.plan_file_path == path:
-            memo = lens_memo(server).lenses(approval, service.current_plan(approval), len(changes))
+            current = service.current_plan(approval)
+            # What these decisions show: an approval without a digest approves only it.
+            service.showing(approval.approval_id, current)
+            count = user_comments(server, path, current)
+            memo = lens_memo(server).lenses(approval, current, len(changes), count)
             if path in server.out_of_date:
                 memo = [out_of_date(memo[0]), *memo[1:]]
             decisions += [(lens, None) for lens in memo]
@@ -198,10 +212,17 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
         decisions += [(lens, hunk_lines(hunk)) for lens in hunk_lenses(path, hunk)]
     for request in service.teammate_requests():
         if request.plan_file_path == path:
-            current = service.read_text(path)
-            teammate = teammate_lenses(request, request.plan if current is None else current)
-            decisions += [(lens, None) for lens in teammate]
+            text = service.read_text(path)
+            current = request.plan if text is None else text
+            service.showing(request.request_id, current)
+            count = user_comments(server, path, current)
+            decisions += [(lens, None) for lens in teammate_lenses(request, current, count)]
     return decisions
+
+
+def user_comments(server: PlanModeServer, path: Path, current: str) -> int:
+    """How many review comments the user wrote in the plan (what Reject… delivers)."""
+    return len(delivered(server.service.comment_view(path, current)[0]))
 
 
 def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[types.CodeLens]:

@@ -1,10 +1,11 @@
 """Review comments shown in the editor: diagnostics of their own on each comment.
 
-A comment written in the plan is an Information diagnostic on its lines; one that no longer
-matches the text it was sent about is marked outdated; comments sent with the last rejection
-that the agent's revision no longer holds are Hints on the text they now annotate (or, when
-that text changed, on the heading they were under). The syntax and what reaches the agent:
-README "Reviewing with comments".
+A comment the user wrote in the plan is an Information diagnostic on its lines; one that no
+longer matches the text it was sent about is marked outdated; comments sent with the last
+rejection that the agent's revision no longer holds are Hints on the text they now annotate
+(or, when that text changed, on the heading they were under). A comment the user did not write
+in the editor (the agent's) is a Warning saying it is not theirs and is never sent as theirs.
+The syntax and what reaches the agent: README "Reviewing with comments".
 """
 
 from __future__ import annotations
@@ -65,10 +66,22 @@ def _heading_line(text_lines: list[str], plain_to_doc: list[int], comment: Comme
 
 def diagnostics(server: PlanModeServer, path: Path, text: str) -> list[types.Diagnostic]:
     live, earlier = server.service.comment_view(path, text)
-    if not live and not earlier:
+    others = server.service.others_comments(path, text)
+    if not live and not earlier and not others:
         return []
     lines = lsp_lines(text) or [""]
-    found = []
+    found = [
+        _diagnostic(
+            lines,
+            comment.start,
+            comment.end - 1,
+            f"Not your comment: this {comments.MARKER} was not written in the editor (the "
+            "agent wrote it), so it is not sent as yours",
+            types.DiagnosticSeverity.Warning,
+            "review-comment-agent",
+        )
+        for comment in others
+    ]
     for comment in live:
         if not comment.text:
             message = f"Empty review comment: write it after {comments.MARKER}"

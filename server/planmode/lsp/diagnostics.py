@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from planmode.core.diagnostics import SOURCE, plan_diagnostics
 from planmode.core.lines import lsp_lines
-from planmode.lsp import comments
+from planmode.lsp import buffers, comments
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 SEVERITIES = {
@@ -53,11 +53,15 @@ def did_open(server: PlanModeServer, params: types.DidOpenTextDocumentParams) ->
     path = uri_to_path(params.text_document.uri)
     if path is not None:  # what an unmodified buffer holds (lsp/buffers.py)
         server.saved_texts[path] = params.text_document.text
+        buffers.opened(server, path, params.text_document.text)
     refresh(server, path)
 
 
 def did_change(server: PlanModeServer, params: types.DidChangeTextDocumentParams) -> None:
-    refresh(server, uri_to_path(params.text_document.uri))
+    path = uri_to_path(params.text_document.uri)
+    if path is not None:  # the user's typing, or the agent's edit, or a reload
+        buffers.changed(server, path)
+    refresh(server, path)
 
 
 def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -68,6 +72,7 @@ def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) ->
         document = server.open_document(path)
         if document is not None:
             server.saved_texts[path] = document.source
+        buffers.saved(server, path)
     refresh(server, path)
 
 

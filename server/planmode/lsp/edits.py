@@ -171,6 +171,9 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
                 ),
             )
     plan_texts = resulting_plan_texts(server, operations)
+    for path, text in plan_texts.items():
+        # The agent's: the buffer's change it makes arrives before the editor's answer.
+        service.expect_agent_text(path, text)
     if server.client_supports("workspace", "apply_edit"):
         forwarded = versioned_for_open_buffers(server, operations) or workspace_edit
         answer = await server.workspace_apply_edit_async(

@@ -66,6 +66,7 @@ def keep_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
 async def undo_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
     path = plan_file(server, params, params.path)
     _hunk, reverted = server.service.undo_hunk(path, params.hunk_id)
+    server.service.user_wrote(path, reverted)  # the user's, in the buffer and the file
     # Through the editor when the plan is open, so the editor can undo the undo.
     if not await buffers.change_plan(
         server, path, reverted, "Undo a change to the plan", required=False
