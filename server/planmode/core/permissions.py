@@ -200,6 +200,11 @@ def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> De
 
 
 def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
+    planning = _decide_in_plan(tool, tool_input, context) if context.mode == "plan" else None
+    if planning is not None and planning.behavior == "deny":
+        # Plan mode's own deny comes first while planning: it is the one an agent's hook
+        # reports (a settings rule's deny leaves the agent's own rules to decide).
+        return planning
     for rule in context.deny_rules:
         if rule_matches(rule, tool, tool_input, context.root, fail_closed=True):
             return deny(
@@ -207,8 +212,8 @@ def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> D
                 f"{tool} is not permitted",
                 RULE_SETTINGS_DENY,
             )
-    if context.mode == "plan":
-        return _decide_in_plan(tool, tool_input, context)
+    if planning is not None:
+        return planning
     return _decide_outside_plan(tool, tool_input, context)
 
 
