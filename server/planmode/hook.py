@@ -332,7 +332,7 @@ def pre_tool_use(
     )
     sandbox = decision.get("sandbox")
     if records:
-        _record_decision(event, decision, speaks)
+        _record_decision(event, decision)
     if not speaks:
         return None
     output: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": behavior}
@@ -362,11 +362,11 @@ def _record_before(event: dict[str, Any]) -> None:
         shell_prefix.write_record(event["session_id"], "plan", shell_prefix.PENDING)
 
 
-def _record_decision(event: dict[str, Any], decision: dict[str, Any], vouched: bool) -> None:
+def _record_decision(event: dict[str, Any], decision: dict[str, Any]) -> None:
     """After the answer: while the session plans (Claude Code's mode or the server's), how the
-    script runs the command — in the sandbox the answer names, or, where no sandbox works here,
-    as the classifier allowed it. A denied call does not run; any other answer leaves the
-    record as it is (a pending one runs nothing)."""
+    script runs the command — in the sandbox the answer names (an ask keeps it: the user may
+    say yes), or, where no sandbox works here, as the classifier allowed it. A denied call
+    does not run."""
     mode = str(event.get("permission_mode") or "")
     planning = mode == "plan" or decision.get("mode") == "plan"
     if not planning:
@@ -378,7 +378,8 @@ def _record_decision(event: dict[str, Any], decision: dict[str, Any], vouched: b
     prefix = sandbox.get("prefix") if isinstance(sandbox, dict) else None
     if isinstance(prefix, list) and prefix and all(isinstance(word, str) for word in prefix):
         shell_prefix.write_record(event["session_id"], "plan", shell_prefix.SANDBOX, prefix)
-    elif sandbox is None and vouched:
+    elif sandbox is None:
+        # A planning Bash answer that is not a deny names its sandbox wherever one works.
         shell_prefix.write_record(event["session_id"], "plan", shell_prefix.CLASSIFIER)
 
 

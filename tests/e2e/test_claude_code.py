@@ -56,7 +56,12 @@ def set_up_claude_code(root: Path, home: Path, plans_directory: str | None) -> N
     and installs the shell prefix in the user's data directory."""
     settings = root / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps({"plansDirectory": plans_directory} if plans_directory else {}))
+    # /proc/self: the tests read their own seccomp status there, which Claude Code would ask
+    # about (a read outside the project) and planmode then leaves to Claude Code.
+    users: dict[str, object] = {"permissions": {"additionalDirectories": ["/proc/self"]}}
+    if plans_directory:
+        users["plansDirectory"] = plans_directory
+    settings.write_text(json.dumps(users))
     planmode = Path(sys.executable).parent / "planmode"
     init = subprocess.run(
         [str(planmode), "init", "claude-code"],
@@ -203,11 +208,7 @@ async def plan_in_claude_code(
     assert state["mode"] == "acceptEdits", state
     assert state["grantedPrompts"], state
     await asyncio.to_thread(agent.claude.wait_status, r"accept edits on")
-    # (Claude Code asks about reading /proc outside the project: the user says yes.)
-    agent.api.reply(tool_use("Bash", {"command": SECCOMP, "description": "Status"}))
-    await asyncio.to_thread(agent.claude.wait_screen, r"Do you want to proceed\?", 20)
-    agent.claude.keys("Enter")
-    outside = await agent.turn()
+    outside = await agent.call("Bash", {"command": SECCOMP, "description": "Status"})
     assert outside.result_text().split() == ["Seccomp:", "0"], outside.result_text()
     implemented = await agent.call("Write", {"file_path": str(app), "content": "print('hi')\n"})
     assert "updated successfully" in implemented.result_text(), implemented.result_text()

@@ -90,6 +90,11 @@ def prefixed(recorded: Recorded, tmp_path: Path) -> Prefixed:  # noqa: F811 (the
     script = tmp_path / "data" / shell_prefix.NAME
     script.parent.mkdir()
     shell_prefix.install(str(script))
+    # The tests read their own seccomp status in /proc/self, outside the project: the user
+    # lets Claude Code read there without asking (else planmode leaves it to Claude Code).
+    settings = recorded.root / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"additionalDirectories": ["/proc/self"]}}))
     return Prefixed(recorded, script)
 
 
