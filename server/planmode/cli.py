@@ -143,9 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "init":
         from planmode.claude_setup import run as run_init
 
-        return run_init(
-            args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix
-        )
+        return run_init(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
     if args.verb == "hook":
         from planmode.hook import run as run_hook
 

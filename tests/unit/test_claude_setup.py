@@ -141,9 +141,7 @@ def test_the_command_is_this_planmode_by_absolute_path(tmp_path: Path) -> None:
 
 
 # -- the CLI ----------------------------------------------------------------------------------
-def init(
-    root: Path, *args: str, data: Path | None = None
-) -> subprocess.CompletedProcess[str]:
+def init(root: Path, *args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``planmode init claude-code`` with the user's data directory (where the shell prefix
     goes) beside the project, not in it."""
     data = data if data is not None else root.parent / f"{root.name}.data"
