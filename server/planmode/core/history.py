@@ -2,7 +2,8 @@
 
 Revisions of ``<plans>/<name>.md`` are JSON lines in
 ``<root>/.claude/plan-mode/history/<name>.jsonl`` (appended under a lock, like every JSONL file
-here). A revision holds the whole text, so any two can be diffed without replaying anything.
+here, never through a symlink: :mod:`planmode.core.state_dir`). A revision holds the whole
+text, so any two can be diffed without replaying anything.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any, Literal
 
 from planmode.core.approval import now_iso
 from planmode.core.comments import Comment
-from planmode.core.jsonl import append_line, read_lines
 from planmode.core.linediff import unified_diff
-from planmode.core.session import STATE_DIR, ensure_state_dir
+from planmode.core.state_dir import STATE, StatePlace
 
 Author = Literal["agent", "user"]
 
@@ -51,19 +51,24 @@ def _digest(text: str) -> str:
 
 
 class PlanHistory:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.directory = root / STATE_DIR / "history"
+    def __init__(self, root: Path | StatePlace) -> None:
+        self.state = StatePlace.of(root, STATE)
+        self.root = self.state.root
         # plan file -> (latest id, digest of its text): recording then needs no re-read of
         # a history that may hold many megabytes.
         self._latest: dict[Path, tuple[int, str]] = {}
 
+    @staticmethod
+    def _name(plan_file: Path) -> tuple[str, str]:
+        return ("history", f"{plan_file.stem}.jsonl")
+
     def path(self, plan_file: Path) -> Path:
-        return self.directory / f"{plan_file.stem}.jsonl"
+        """Where the plan's history is kept now."""
+        return self.state.path(self._name(plan_file))
 
     def revisions(self, plan_file: Path) -> list[Revision]:
         found = []
-        for line in read_lines(self.path(plan_file)):
+        for line in self.state.read_lines(self._name(plan_file)):
             try:
                 found.append(
                     Revision(
@@ -112,8 +117,7 @@ class PlanHistory:
         }
         if comments:
             line["comments"] = [c.to_wire() for c in comments]
-        ensure_state_dir(self.root)
-        append_line(self.path(plan_file), line)
+        self.state.append_line(self._name(plan_file), line)
         self._latest[plan_file] = (revision.id, digest)
         return revision
 

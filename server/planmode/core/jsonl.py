@@ -23,8 +23,12 @@ log = logging.getLogger(__name__)
 def append_line(path: Path, message: dict[str, Any]) -> None:
     """Append one JSON line under an exclusive lock (safe with concurrent writers)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    append_open(os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600), message)
+
+
+def append_open(fd: int, message: dict[str, Any]) -> None:
+    """:func:`append_line` to a file opened for appending (``fd``, closed here)."""
     line = json.dumps(message, ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
@@ -62,6 +66,12 @@ def read_lines(path: Path) -> Iterator[dict[str, Any]]:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return
+    yield from read_open(fd, path)
+
+
+def read_open(fd: int, path: Path) -> Iterator[dict[str, Any]]:
+    """:func:`read_lines` of a file opened for reading (``fd``, closed here; ``path`` names
+    it in the log)."""
     with contextlib.closing(os.fdopen(fd, "rb")) as stream:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             log.warning("%s is not a regular file; ignoring it", path)

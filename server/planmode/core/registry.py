@@ -21,6 +21,7 @@ from planmode.core.errors import InvalidParams
 from planmode.core.modes import PermissionMode
 from planmode.core.session import CorruptSession, Session, SessionStore, is_valid_session_id
 from planmode.core.settings import Settings
+from planmode.core.state_dir import STATE, TEAMS, StatePlace
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,10 @@ LeavePlan = Callable[[Session, PermissionMode | None], modes.Transition]
 class SessionRegistry:
     def __init__(self, root: Path, settings: Settings) -> None:
         self.root = root.resolve()
-        self.store = SessionStore(self.root)
+        # The server's own files: never reached through a symlink (core/state_dir.py).
+        self.state = StatePlace(self.root, STATE)
+        self.mailboxes = StatePlace(self.root, TEAMS)
+        self.store = SessionStore(self.state)
         self.sessions: dict[str, Session] = {}
         # Sessions whose saved state was unreadable; the user must hear about it once.
         self.lost_sessions: list[str] = []
@@ -60,6 +64,11 @@ class SessionRegistry:
     @property
     def plans_directory_warning(self) -> str | None:
         return self._location.warning
+
+    def state_warnings(self) -> list[str]:
+        """Why the server's own directories in the workspace (or a file there) are not used
+        now, naming where it keeps them instead; the user must hear each once."""
+        return self.state.refusals() + self.mailboxes.refusals()
 
     @property
     def _usable_plans_directory(self) -> Path | None:
@@ -309,7 +318,7 @@ class SessionRegistry:
     def record(self, session: Session, event: dict[str, Any]) -> None:
         """Append to the session's transcript; losing a line must not fail the request."""
         try:
-            transcripts.append_event(self.root, session.id, event)
+            transcripts.append_event(self.state, session.id, event)
         except OSError as exc:
             log.error("cannot append to the transcript of %s: %s", session.id, exc)
 

@@ -51,7 +51,7 @@ class ReviewState:
     def __init__(self, registry: SessionRegistry, leave_plan: LeavePlan) -> None:
         self.registry = registry
         self.leave_plan = leave_plan
-        self.history = PlanHistory(registry.root)
+        self.history = PlanHistory(registry.state)
         # Plan path -> the text the user has seen (a pending or rejected plan): agent
         # revisions are reviewed against it hunk by hunk.
         self.seen: dict[Path, str] = {}

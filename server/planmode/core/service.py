@@ -122,6 +122,11 @@ class PlanModeService:
     def plans_directory_warning(self) -> str | None:
         return self.registry.plans_directory_warning
 
+    def state_warnings(self) -> list[str]:
+        """Why the server's own files are not kept in the workspace now (a symlink on the
+        way), and where they are kept instead (docs/protocol.md §9)."""
+        return self.registry.state_warnings()
+
     @property
     def history(self) -> PlanHistory:
         return self.review.history

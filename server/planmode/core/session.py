@@ -1,9 +1,10 @@
 """Sessions: one agent conversation's mode state, plan slug and grants, kept on disk.
 
 A session is saved after every change to ``<root>/.claude/plan-mode/sessions/<id>.json``
-(atomically), so a server started again on the same workspace finds it in plan mode with the
-same slug (docs/protocol.md §2). Pending approvals are not saved: the request that waits for one
-dies with the server that held it.
+(atomically, never through a symlink: :mod:`planmode.core.state_dir`), so a server started
+again on the same workspace finds it in plan mode with the same slug (docs/protocol.md §2).
+Pending approvals are not saved: the request that waits for one dies with the server that held
+it.
 """
 
 from __future__ import annotations
@@ -20,32 +21,12 @@ from typing import Any
 from planmode.core.approval import AllowedPrompt, Approval, now_iso
 from planmode.core.attachments import TurnCounter
 from planmode.core.modes import PERMISSION_MODES, ModeState
-from planmode.core.plans import SAFE_ID_RE, is_slug, write_atomic
+from planmode.core.plans import SAFE_ID_RE, is_slug
+from planmode.core.state_dir import STATE, StatePlace
 
 log = logging.getLogger(__name__)
 
-STATE_DIR = Path(".claude") / "plan-mode"
 FORMAT_VERSION = 1
-# The server's state is not the project's: ignored by git as a whole (plans live elsewhere,
-# under .claude/plans, and stay visible).
-STATE_GITIGNORE = (
-    "# Written by planmode: its sessions, transcripts, history and endpoint are not\n"
-    "# the project's files. Plans live in .claude/plans and are not ignored.\n"
-    "*\n"
-)
-
-
-def ensure_state_dir(root: Path) -> Path:
-    """``<root>/.claude/plan-mode``, created with its ``.gitignore`` when either is missing.
-
-    Every writer under the state directory calls this first, so the directory never exists
-    without the file that keeps it out of the user's ``git status``. A ``.gitignore`` that is
-    there already is left as it is.
-    """
-    directory = root / STATE_DIR
-    if not (directory / ".gitignore").exists():
-        write_atomic(directory / ".gitignore", STATE_GITIGNORE)
-    return directory
 
 
 def is_valid_session_id(session_id: str) -> bool:
@@ -145,35 +126,49 @@ def _saved_plan_file(raw: object, slug: object) -> Path | None:
 
 
 class SessionStore:
-    """Reads and writes session files under one workspace's state directory."""
+    """Reads and writes session files under one workspace's state directory (``sessions``;
+    a file that is a symlink, or behind one, is kept in the user's state directory instead:
+    :mod:`planmode.core.state_dir`)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.directory = root / STATE_DIR / "sessions"
+    def __init__(self, root: Path | StatePlace) -> None:
+        self.state = StatePlace.of(root, STATE)
+        self.root = self.state.root
 
-    def path(self, session_id: str) -> Path:
+    @property
+    def directory(self) -> Path:
+        """Where the session files are kept now."""
+        return self.state.folder("sessions")
+
+    @staticmethod
+    def _name(session_id: str) -> tuple[str, str]:
         if not is_valid_session_id(session_id):
             raise ValueError(f"sessionId {session_id!r} is not a safe file-name segment")
-        return self.directory / f"{session_id}.json"
+        return ("sessions", f"{session_id}.json")
+
+    def path(self, session_id: str) -> Path:
+        """Where the session's file is kept now."""
+        return self.state.path(self._name(session_id))
 
     def load(self, session_id: str) -> Session | None:
         """The saved session, or None. A corrupt file is moved aside and reported."""
-        path = self.path(session_id)
+        name = self._name(session_id)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(self.state.read_text(name))
             return Session.from_json(data)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            aside = path.with_suffix(f".corrupt-{os.getpid()}")
+            aside = f"{session_id}.corrupt-{os.getpid()}"
+            path = self.path(session_id)
             log.error("session file %s is unreadable (%s); moved to %s", path, exc, aside)
-            with contextlib.suppress(OSError):
-                os.replace(path, aside)
+            with contextlib.suppress(OSError, ValueError):
+                self.state.rename(name, aside)
             raise CorruptSession(session_id, str(exc)) from exc
 
     def save(self, session: Session) -> None:
-        ensure_state_dir(self.root)
-        write_atomic(self.path(session.id), json.dumps(session.to_json(), indent=2) + "\n")
+        self.state.write_atomic(
+            self._name(session.id), json.dumps(session.to_json(), indent=2) + "\n"
+        )
 
     def slugs(self) -> dict[str, str]:
         """slug -> session id for every saved session (for listing plans)."""
@@ -196,14 +191,14 @@ class SessionStore:
 
     def _saved(self) -> Iterator[dict[str, Any]]:
         try:
-            entries = list(os.scandir(self.directory))
-        except (FileNotFoundError, NotADirectoryError):
+            entries = self.state.entries("sessions")
+        except OSError:
             return
         for entry in entries:
-            if not entry.name.endswith(".json"):
+            if not entry.name.endswith(".json") or not is_valid_session_id(entry.name[:-5]):
                 continue
             try:
-                data = json.loads(Path(entry.path).read_text(encoding="utf-8"))
+                data = json.loads(self.state.read_text(("sessions", entry.name)))
             except (OSError, ValueError):
                 continue
             if isinstance(data, dict):

@@ -60,7 +60,7 @@ class Teammates:
             return None
         path = registry.plan_path(session, agent_id)
         try:  # validate the names before anything is written
-            teams.inbox_path(registry.root, teammate.teamName, teammate.agentName)
+            teams.inbox_path(registry.mailboxes, teammate.teamName, teammate.agentName)
         except ValueError as exc:
             raise InvalidParams(f"teammate setting: {exc}") from exc
         content = plan if plan is not None else registry.read_text(path)
@@ -70,7 +70,7 @@ class Teammates:
             plans.write_plan(path, plan)
         if teammate.planModeRequired:
             request_id = teams.submit_plan(
-                registry.root, teammate.teamName, teammate.agentName, path, content or ""
+                registry.mailboxes, teammate.teamName, teammate.agentName, path, content or ""
             )
             self.own_request_keys[request_id] = (
                 teams.new_request_key(),
@@ -110,7 +110,11 @@ class Teammates:
             registry.save(session)
             return lost
         response = teams.find_response(
-            registry.root, teammate.teamName, teammate.agentName, session.awaiting_request, held[0]
+            registry.mailboxes,
+            teammate.teamName,
+            teammate.agentName,
+            session.awaiting_request,
+            held[0],
         )
         if response is None:
             return None
@@ -185,7 +189,7 @@ class Teammates:
                 )
             plans.write_plan(target, current)
         teams.answer_request(
-            registry.root,
+            registry.mailboxes,
             request.team,
             request.agent,
             request_id,
@@ -198,7 +202,7 @@ class Teammates:
 
     def teammate_requests(self) -> list[teams.PendingRequest]:
         """Teammates' requests this lead can answer: their servers gave the key."""
-        return teams.pending_requests(self.registry.root, self.request_keys)
+        return teams.pending_requests(self.registry.mailboxes, self.request_keys)
 
     def receive_request_key(
         self, request_id: str, key: bytes, plan_sha256: str, team: str, agent: str

@@ -3,7 +3,10 @@
 A teammate whose plan needs the lead's approval appends a ``plan_approval_request`` to the
 lead's inbox (``team-lead.jsonl``) and keeps planning until a ``plan_approval_response`` for
 its request id arrives in its own inbox. Appends go through :mod:`planmode.core.jsonl`:
-one JSON line under an exclusive file lock, so concurrent writers never interleave.
+one JSON line under an exclusive file lock, so concurrent writers never interleave. Inboxes
+are reached without following a symlink; one that cannot be is kept in the user's state
+directory instead, where every server of the workspace looks for it
+(:mod:`planmode.core.state_dir`).
 
 Inboxes are files anyone can append to, so an answer counts only when it is authenticated
 (docs/protocol.md §5.1, *Teammates*): the teammate's server makes a random 32-byte key per request,
@@ -28,9 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core.approval import now_iso, plan_digest
-from planmode.core.jsonl import append_line as append_message
-from planmode.core.jsonl import read_lines as read_messages
 from planmode.core.plans import SAFE_ID_RE
+from planmode.core.state_dir import TEAMS, StatePlace
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +51,18 @@ def _segment(name: str, what: str) -> str:
     return name
 
 
-def inbox_path(root: Path, team: str, member: str) -> Path:
-    return (
-        root
-        / ".claude"
-        / "teams"
-        / _segment(team, "teamName")
-        / "inboxes"
-        / f"{_segment(member, 'agentName')}.jsonl"
-    )
+def _inbox(team: str, member: str) -> tuple[str, str, str]:
+    return (_segment(team, "teamName"), "inboxes", f"{_segment(member, 'agentName')}.jsonl")
+
+
+def mailboxes(root: Path | StatePlace) -> StatePlace:
+    """The team mailboxes of the workspace ``root`` (``<root>/.claude/teams``)."""
+    return StatePlace.of(root, TEAMS)
+
+
+def inbox_path(root: Path | StatePlace, team: str, member: str) -> Path:
+    """Where ``member``'s inbox in ``team`` is kept now."""
+    return mailboxes(root).path(_inbox(team, member))
 
 
 def payload(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,7 +81,7 @@ def new_request_id(agent_name: str, team_name: str) -> str:
     return f"plan_approval-{agent_name}@{team_name}-{secrets.token_hex(4)}"
 
 
-def submit_plan(root: Path, team: str, agent: str, plan_path: Path, plan: str) -> str:
+def submit_plan(root: Path | StatePlace, team: str, agent: str, plan_path: Path, plan: str) -> str:
     """Append a plan_approval_request to the lead's inbox; returns its request id."""
     request_id = new_request_id(agent, team)
     stamp = now_iso()
@@ -88,9 +93,8 @@ def submit_plan(root: Path, team: str, agent: str, plan_path: Path, plan: str) -
         "planContent": plan,
         "requestId": request_id,
     }
-    append_message(
-        inbox_path(root, team, LEAD),
-        {"from": agent, "text": json.dumps(request), "timestamp": stamp},
+    mailboxes(root).append_line(
+        _inbox(team, LEAD), {"from": agent, "text": json.dumps(request), "timestamp": stamp}
     )
     return request_id
 
@@ -144,11 +148,11 @@ def _verified(content: dict[str, Any], request_id: str, key: bytes) -> LeaderRes
 
 
 def find_response(
-    root: Path, team: str, agent: str, request_id: str, key: bytes
+    root: Path | StatePlace, team: str, agent: str, request_id: str, key: bytes
 ) -> LeaderResponse | None:
     """The lead's answer to ``request_id`` in the teammate's inbox: the first line for it
     that ``key`` authenticates. Any other line for it is ignored (and logged)."""
-    for message in read_messages(inbox_path(root, team, agent)):
+    for message in mailboxes(root).read_lines(_inbox(team, agent)):
         content = payload(message)
         if content and content.get("type") == RESPONSE and content.get("requestId") == request_id:
             response = _verified(content, request_id, key)
@@ -165,7 +169,7 @@ def find_response(
 
 
 def answer_request(
-    root: Path,
+    root: Path | StatePlace,
     team: str,
     agent: str,
     request_id: str,
@@ -181,7 +185,7 @@ def answer_request(
             f"a teammate's plan is approved into default or acceptEdits only, "
             f"not {permission_mode!r}"
         )
-    inbox = inbox_path(root, team, agent)
+    inbox = _inbox(team, agent)
     stamp = now_iso()
     feedback = feedback or None
     response: dict[str, Any] = {
@@ -195,7 +199,9 @@ def answer_request(
         response["feedback"] = feedback
     if permission_mode:
         response["permissionMode"] = permission_mode
-    append_message(inbox, {"from": LEAD, "text": json.dumps(response), "timestamp": stamp})
+    mailboxes(root).append_line(
+        inbox, {"from": LEAD, "text": json.dumps(response), "timestamp": stamp}
+    )
 
 
 @dataclass(frozen=True)
@@ -232,21 +238,16 @@ class PendingRequest:
         }
 
 
-def all_requests(root: Path) -> list[PendingRequest]:
+def all_requests(root: Path | StatePlace) -> list[PendingRequest]:
     """Every well-formed request in every team's lead inbox, answered or not. A request id
     seen before is ignored: the first request with an id stays."""
-    teams_dir = root / ".claude" / "teams"
+    place = mailboxes(root)
     found: list[PendingRequest] = []
     seen: set[str] = set()
-    try:
-        teams = sorted(p for p in teams_dir.iterdir() if p.is_dir())
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for team_dir in teams:
-        team = team_dir.name
-        if not SAFE_ID_RE.match(team):
-            continue
-        for message in read_messages(team_dir / "inboxes" / f"{LEAD}.jsonl"):
+    # A team folder that is a symlink is listed too: its inboxes are kept in the stand-in.
+    teams = sorted(e.name for e in place.entries() if SAFE_ID_RE.match(e.name))
+    for team in teams:
+        for message in place.read_lines(_inbox(team, LEAD)):
             content = payload(message)
             if not content or content.get("type") != REQUEST:
                 continue
@@ -276,18 +277,21 @@ def all_requests(root: Path) -> list[PendingRequest]:
     return found
 
 
-def pending_requests(root: Path, keys: Mapping[str, RequestKey]) -> list[PendingRequest]:
+def pending_requests(
+    root: Path | StatePlace, keys: Mapping[str, RequestKey]
+) -> list[PendingRequest]:
     """The requests the lead can answer: the teammate's server gave their key (for this plan,
     teammate and team) and no answer authenticated by it has come yet."""
     pending = []
-    for request in all_requests(root):
+    place = mailboxes(root)
+    for request in all_requests(place):
         held = keys.get(request.request_id)
         if held is None or (held.team, held.agent) != (request.team, request.agent):
             continue
         if not hmac.compare_digest(held.plan_sha256, plan_digest(request.plan)):
             log.debug("request %s does not hold the plan its key was given for", request)
             continue
-        if find_response(root, request.team, request.agent, request.request_id, held.key):
+        if find_response(place, request.team, request.agent, request.request_id, held.key):
             continue
         pending.append(request)
     return pending

@@ -1,10 +1,11 @@
 """Transcripts and plan recovery: resume and fork (docs/protocol.md §5.4).
 
 The server appends its own events — mode changes, ExitPlanMode calls, plan snapshots — to
-``<root>/.claude/plan-mode/transcripts/<sessionId>.jsonl``, each line carrying the session's
-plan slug, so any session can be resumed. Recovering a plan tries, in order: the file on disk;
-the last ``file_snapshot`` system line; the ``plan`` of the last ``ExitPlanMode`` tool_use; the
-last user line's ``planContent``; the last ``plan_file_reference`` attachment.
+``<root>/.claude/plan-mode/transcripts/<sessionId>.jsonl`` (never through a symlink:
+:mod:`planmode.core.state_dir`), each line carrying the session's plan slug, so any session
+can be resumed. Recovering a plan tries, in order: the file on disk; the last
+``file_snapshot`` system line; the ``plan`` of the last ``ExitPlanMode`` tool_use; the last
+user line's ``planContent``; the last ``plan_file_reference`` attachment.
 """
 
 from __future__ import annotations
@@ -15,17 +16,21 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core.approval import now_iso
-from planmode.core.jsonl import append_line, read_lines
-from planmode.core.session import STATE_DIR, ensure_state_dir
+from planmode.core.jsonl import read_lines
+from planmode.core.state_dir import STATE, StatePlace
 
 
-def transcript_path(root: Path, session_id: str) -> Path:
-    return root / STATE_DIR / "transcripts" / f"{session_id}.jsonl"
+def _name(session_id: str) -> tuple[str, str]:
+    return ("transcripts", f"{session_id}.jsonl")
 
 
-def append_event(root: Path, session_id: str, event: dict[str, Any]) -> None:
-    ensure_state_dir(root)
-    append_line(transcript_path(root, session_id), {"timestamp": now_iso(), **event})
+def transcript_path(root: Path | StatePlace, session_id: str) -> Path:
+    """Where the session's transcript is kept now."""
+    return StatePlace.of(root, STATE).path(_name(session_id))
+
+
+def append_event(root: Path | StatePlace, session_id: str, event: dict[str, Any]) -> None:
+    StatePlace.of(root, STATE).append_line(_name(session_id), {"timestamp": now_iso(), **event})
 
 
 def mode_change(slug: str | None, before: str, after: str) -> dict[str, Any]:

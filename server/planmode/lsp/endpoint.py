@@ -4,7 +4,8 @@ While the editor's server runs it also listens on a Unix domain socket in a fres
 directory under the user's runtime directory (:mod:`planmode.runtime`, else the temp
 directory), and says so in its workspace's record there (``starting`` from ``initialize``,
 ``running`` with the socket, removed when it stops: what ``planmode hook`` and the CLI trust)
-and, for people and older tools, in ``<root>/.claude/plan-mode/endpoint.json`` (0600). Each
+and, for people and older tools, in ``<root>/.claude/plan-mode/endpoint.json`` (0600; in the
+state directory wherever it is kept, :mod:`planmode.core.state_dir`). Each
 connection gets its own JSON-RPC protocol sharing the server's handlers, so an agent's
 ``planMode/exit`` shows its plan in the editor and waits for the user there. Only
 ``planMode/*`` methods are served, and a peer running as another user is refused
@@ -35,8 +36,8 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
 from planmode import __version__, runtime
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
-from planmode.core.session import ensure_state_dir
-from planmode.discovery import discovery_path
+from planmode.core.state_dir import STATE, StatePlace
+from planmode.discovery import DISCOVERY_NAME
 from planmode.lsp import protocol
 from planmode.lsp.models import PingParams
 from planmode.lsp.payloads import OkResult
@@ -182,12 +183,14 @@ class AgentEndpoint:
         self.directory: Path | None = None
         self.socket_path: Path | None = None
         self.record = WorkspaceRecord(root)
+        self.state = StatePlace(root, STATE)
         self._listener: asyncio.AbstractServer | None = None
         self._stop = threading.Event()
 
     @property
     def discovery_file(self) -> Path:
-        return discovery_path(self.root)
+        """Where the endpoint description is kept now (never written through a symlink)."""
+        return self.state.path(DISCOVERY_NAME)
 
     async def start(self) -> None:
         base = runtime_base()
@@ -215,9 +218,11 @@ class AgentEndpoint:
             "serverVersion": __version__,
             "startedAt": now_iso(),
         }
-        ensure_state_dir(self.root)
-        # 0600 from the start: the file is never readable by others, not even briefly.
-        write_atomic(self.discovery_file, json.dumps(info, indent=2) + "\n", mode=0o600)
+        try:
+            # 0600 from the start: the file is never readable by others, not even briefly.
+            self.state.write_atomic(DISCOVERY_NAME, json.dumps(info, indent=2) + "\n", mode=0o600)
+        except OSError as exc:  # for people only: the record above is what tools read
+            log.error("cannot write the endpoint description: %s", exc)
         log.info("agent endpoint listening on %s", self.socket_path)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -254,9 +259,9 @@ class AgentEndpoint:
         if self._listener is not None:
             self._listener.close()
         with contextlib.suppress(OSError, ValueError):
-            info = json.loads(self.discovery_file.read_text(encoding="utf-8"))
+            info = json.loads(self.state.read_text(DISCOVERY_NAME))
             if info.get("socket") == str(self.socket_path):
-                self.discovery_file.unlink()
+                self.state.unlink(DISCOVERY_NAME)
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
 

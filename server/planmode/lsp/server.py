@@ -151,6 +151,8 @@ class PlanModeServer(LanguageServer):
         self.transcript_waits: dict[str, asyncio.Future[None]] = {}
         # Set at shutdown: background loops end.
         self.stopping = False
+        # Warnings the user has been shown once, never again (where the state is kept).
+        self.shown_warnings: set[str] = set()
         # Reused approval lenses (lsp/codelens.py), made on first use.
         self.lens_memo: LensMemo | None = None
         self._uri_paths: dict[str, Path | None] = {}
@@ -227,6 +229,10 @@ class PlanModeServer(LanguageServer):
                 types.MessageType.Error,
             )
         self.service.lost_sessions.clear()
+        for warning in self.service.state_warnings():
+            if warning not in self.shown_warnings:
+                self.shown_warnings.add(warning)
+                self.show_message(warning)
         return session
 
     # -- client capabilities --------------------------------------------------------------

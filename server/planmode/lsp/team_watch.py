@@ -38,12 +38,9 @@ def announce(server: PlanModeServer, request: PendingRequest) -> None:
 
 async def watch(server: PlanModeServer) -> None:
     seen: set[str] = set()
-    teams_dir = server.service.root / ".claude" / "teams"
     while not server.stopping:
         await asyncio.sleep(POLL_SECONDS)
-        if not teams_dir.is_dir():
-            continue
-        try:
+        try:  # nothing but a failed open when the workspace has no team mailboxes
             current = {r.request_id: r for r in server.service.teammate_requests()}
         except OSError as exc:
             log.warning("cannot read the team inboxes: %s", exc)
