@@ -49,6 +49,7 @@ class SessionRegistry:
         self._transcripts: dict[str, claude_code.TranscriptFacts] = {}
         # Session id -> why the plan file its transcript names is not adopted.
         self._not_adopted: dict[str, str] = {}
+        self._state_warnings: list[str] | None = None
         self.configure(settings)
 
     # -- settings -------------------------------------------------------------------------
@@ -66,9 +67,14 @@ class SessionRegistry:
         return self._location.warning
 
     def state_warnings(self) -> list[str]:
-        """Why the server's own directories in the workspace (or a file there) are not used
-        now, naming where it keeps them instead; the user must hear each once."""
-        return self.state.refusals() + self.mailboxes.refusals()
+        """Why the server's own directories in the workspace (or a file there) are not used,
+        naming where it keeps them instead; the user must hear each once. The tree is looked
+        at first, and again only after a file was kept in the stand-in (a request must not
+        walk every session file)."""
+        places = (self.state, self.mailboxes)
+        if self._state_warnings is None or any(place.redirected for place in places):
+            self._state_warnings = [line for place in places for line in place.refusals()]
+        return self._state_warnings
 
     @property
     def _usable_plans_directory(self) -> Path | None:

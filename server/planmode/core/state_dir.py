@@ -339,6 +339,9 @@ class StatePlace:
         self.own = Folder(root, (".claude", name))
         self._fallback_base = fallback
         self._logged: set[str] = set()
+        # A file was kept in the stand-in since refusals() last looked (it walks the whole
+        # tree: too dear for every request).
+        self.redirected = False
 
     @classmethod
     def of(cls, where: Path | StatePlace, name: str) -> StatePlace:
@@ -370,6 +373,7 @@ class StatePlace:
         (log.warning if first else log.debug)(
             "%s; kept in %s instead", exc, self.fallback.file(names)
         )
+        self.redirected = True
         return self.fallback
 
     # -- the operations: the workspace's own, else the stand-in -------------------------------
@@ -431,6 +435,7 @@ class StatePlace:
     def refusals(self) -> list[str]:
         """Why the workspace's own directory, a folder the server makes in it, or a file
         there is not used now: one sentence each, naming the stand-in (empty: all are)."""
+        self.redirected = False
         refused = self.own.refusal()
         if refused is not None:
             return [self._sentence((), refused)]
