@@ -7,6 +7,7 @@ agent submitted the agent is told so, with a diff.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from dataclasses import dataclass, field
@@ -81,8 +82,11 @@ class Approval:
         return tuple(dict.fromkeys(p for p in self.allowed_prompts if p in named))
 
 
+@functools.lru_cache(maxsize=16)
 def plan_digest(text: str) -> str:
-    """SHA-256 (hex) of the plan text as UTF-8: what a lens carries to approve exactly it."""
+    """SHA-256 (hex) of the plan text as UTF-8: what a lens carries to approve exactly it.
+    Remembered for the last few texts: one request asks it of the same plan several times
+    (lenses, authorship, what was shown), and a plan may be megabytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

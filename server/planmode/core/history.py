@@ -8,13 +8,12 @@ text, so any two can be diffed without replaying anything.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from planmode.core.approval import now_iso
+from planmode.core.approval import now_iso, plan_digest
 from planmode.core.comments import Comment
 from planmode.core.linediff import unified_diff
 from planmode.core.state_dir import STATE, StatePlace
@@ -44,10 +43,6 @@ class Revision:
         if self.comments:
             found["comments"] = [c.to_wire() for c in self.comments]
         return found
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class PlanHistory:
@@ -101,8 +96,8 @@ class PlanHistory:
         latest = self._latest.get(plan_file)
         if latest is None:
             revisions = self.revisions(plan_file)
-            latest = (revisions[-1].id, _digest(revisions[-1].text)) if revisions else (0, "")
-        digest = _digest(text)
+            latest = (revisions[-1].id, plan_digest(revisions[-1].text)) if revisions else (0, "")
+        digest = plan_digest(text)
         if latest[0] and latest[1] == digest and not comments:
             self._latest[plan_file] = latest
             return None

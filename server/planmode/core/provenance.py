@@ -23,23 +23,19 @@ The server keeps this for as long as it runs.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from planmode.core.approval import plan_digest
 from planmode.core.comments import Comment, parse
 
 Author = Literal["agent", "user"]
 
 # Texts remembered per plan: enough for an editing session, bounded for a long one.
 KNOWN_TEXTS = 512
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _comment_texts(text: str) -> Counter[str]:
@@ -73,7 +69,7 @@ class Provenance:
         """``author`` wrote ``text`` (or the server is about to bring it into the buffer on
         their behalf: an agent's edit, the user's Undo)."""
         known = self._plan(path).known
-        key = digest(text)
+        key = plan_digest(text)
         known.pop(key, None)
         known[key] = author
         while len(known) > KNOWN_TEXTS:
@@ -81,7 +77,7 @@ class Provenance:
 
     def author(self, path: Path, text: str) -> Author | None:
         plan = self._plans.get(path)
-        return None if plan is None else plan.known.get(digest(text))
+        return None if plan is None else plan.known.get(plan_digest(text))
 
     def is_users(self, path: Path, text: str) -> bool:
         return self.author(path, text) == "user"
@@ -101,7 +97,7 @@ class Provenance:
         its author; one equal to the file on disk is the editor reloading it (nobody's);
         anything else the user typed."""
         plan = self._plan(path)
-        key = digest(text)
+        key = plan_digest(text)
         author = plan.known.get(key)
         if author is None and text != disk:
             author = "user"
@@ -123,7 +119,7 @@ class Provenance:
         """The editor saved its buffer holding ``text``. A change just before that left the
         buffer equal to the file was the user's, flushed at the save: True then."""
         plan = self._plans.get(path)
-        if plan is None or plan.unsure is None or plan.unsure[0] != digest(text):
+        if plan is None or plan.unsure is None or plan.unsure[0] != plan_digest(text):
             return False
         added = plan.unsure[1]
         plan.unsure = None
@@ -150,7 +146,7 @@ class Provenance:
 
     # -- what a decision showed ---------------------------------------------------------------
     def show(self, decision_id: str, text: str) -> None:
-        self._shown[decision_id] = digest(text)
+        self._shown[decision_id] = plan_digest(text)
 
     def shown(self, decision_id: str) -> str | None:
         """The digest of the text the decision last showed the user, if any."""
