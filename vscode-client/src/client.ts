@@ -17,9 +17,11 @@ import {
 } from "vscode-languageclient/node";
 
 import { rejectCommandArgs } from "./args";
-import { environment, onPythonInterpreterChange, PrivateEnvironment } from "./environment";
+import { environment } from "./python/interpreters";
+import { PrivateEnvironment } from "./python/privateEnvironment";
+import { onPythonInterpreterChange } from "./python/pythonExtension";
 import { COMMAND_REJECT, DID_CHANGE_STATE, SETTINGS_SECTION } from "./protocol";
-import { resolveServer, SOURCE_LABELS, type Found, type Source } from "./resolve";
+import { resolveServer, SOURCE_LABELS, type Found, type Source } from "./python/resolve";
 import {
   contributedKeys,
   explicitSettings,

@@ -20,7 +20,7 @@ import {
   type OkResult,
   type SessionState,
 } from "./state";
-import { SOURCE_LABELS } from "./resolve";
+import { SOURCE_LABELS } from "./python/resolve";
 import {
   MODES,
   modePickItems,

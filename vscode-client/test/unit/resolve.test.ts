@@ -9,7 +9,7 @@ import {
   wheelVersion,
   type Environment,
   type Probe,
-} from "../../src/resolve";
+} from "../../src/python/resolve";
 
 const PRIVATE = "/storage/server-env/bin/python";
 

@@ -30,7 +30,7 @@ test("the server starts with python3 -m planmode lsp unless configured", () => {
 });
 
 test("the manifest's defaults for the server command match the code's", () => {
-  // Empty: the extension finds (or creates) the Python itself (src/resolve.ts).
+  // Empty: the extension finds (or creates) the Python itself (src/python/resolve.ts).
   assert.equal(properties["planMode.server.pythonPath"].default, "");
   assert.deepEqual(properties["planMode.server.args"].default, ["-m", "planmode", "lsp"]);
 });

@@ -6,8 +6,8 @@
  * 2. the Python extension's selected interpreter, if it has planmode;
  * 3. `python3` on PATH, if it has planmode;
  * 4. the extension's private environment in its global storage, created after the user's
- *    consent (see environment.ts) and updated to the bundled wheel's version without asking
- *    again.
+ *    consent (see privateEnvironment.ts) and updated to the bundled wheel's version without
+ *    asking again.
  */
 
 export type Source = "setting" | "pythonExtension" | "path" | "private";
@@ -174,7 +174,7 @@ export function venvPython(dir: string, platform: NodeJS.Platform): string {
   return platform === "win32" ? `${dir}\\Scripts\\python.exe` : `${dir}/bin/python`;
 }
 
-/** The probe's answer read from the probe script's output (see environment.ts). */
+/** The probe's answer read from the probe script's output (see interpreters.ts). */
 export function readProbe(
   exitCode: number | null,
   stdout: string,
