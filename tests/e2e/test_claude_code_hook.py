@@ -499,3 +499,27 @@ async def test_a_default_plans_directory_leaving_the_workspace_is_refused(
         assert str(outside) in result["toolResult"]
         assert list(outside.iterdir()) == []
         assert (await editor.state())["mode"] == "plan"
+
+
+async def test_git_after_an_earlier_cd_into_another_repository_is_denied(
+    editor: Editor, recorded: Recorded
+) -> None:
+    """Claude Code keeps its shell's directory: after `cd vendor/lib` (allowed: no git), the
+    next payload's cwd is vendor/lib, where git status would open the vendored repository
+    and run its configuration. The hook passes that cwd; the deny names the repository."""
+    await editor.endpoint()
+    vendored = recorded.root / "vendor" / "lib"
+    vendored.mkdir(parents=True)
+    for repository in (recorded.root, vendored):
+        subprocess.run(["git", "init", "-q"], cwd=repository, check=True, capture_output=True)
+    bash = recorded.event("PreToolUse", "Bash")
+
+    def line(command: str, cwd: Path) -> dict[str, Any]:
+        return {**bash, "cwd": str(cwd), "tool_input": {**bash["tool_input"], "command": command}}
+
+    assert decision_of(await ask(recorded, line("cd vendor/lib", recorded.root))) == "allow"
+    denied = await ask(recorded, line("git status", vendored))
+    assert decision_of(denied) == "deny"
+    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert f"the repository at {vendored}" in reason, reason
+    assert decision_of(await ask(recorded, line("git status", recorded.root))) == "allow"

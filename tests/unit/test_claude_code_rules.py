@@ -218,7 +218,8 @@ def test_a_line_inside_the_project_is_still_plan_modes_to_allow(
 ) -> None:
     service, session = planning(make_service)
     line = command.format(root=workspace["root"])
-    decision = check(service, session, workspace, "Bash", bash(line))
+    # Claude Code's shell in the project root, as its hook says (its cwd).
+    decision = check(service, session, workspace, "Bash", bash(line), workspace["root"])
     assert (decision.behavior, decision.rule) == ("allow", "plan.bash"), decision
 
 

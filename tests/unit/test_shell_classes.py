@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planmode.core.permissions import ToolContext, decide
+from planmode.core.permissions import Decision, ToolContext, decide
 from planmode.core.shell import (
     MAX_COMMAND_LENGTH,
     bash_word,
@@ -866,6 +866,144 @@ def test_changes_of_directory_without_git_and_git_without_them_are_allowed() -> 
     allowed("cd server && ls && cat README.md")
     allowed("(cd src; ls) && cat README.md")
     allowed("git log -1 && ls src")
+
+
+# The same attack over two calls: Claude Code keeps its shell's directory, so `cd vendor/lib`
+# (no git: allowed) leaves the next call's plain `git status` running there. The caller says
+# where a line runs (checkTool's cwd): git is allowed only where its discovery finds the
+# workspace's own repository.
+def _planning_in(root: Path, cwd: Path | None = None, unknown: str | None = None) -> ToolContext:
+    return ToolContext(
+        mode="plan", root=root, plan_file=root / "plan.md", cwd=cwd, cwd_unknown=unknown
+    )
+
+
+def _decide_in(
+    root: Path, command: str, cwd: Path | None = None, unknown: str | None = None
+) -> Decision:
+    return decide("Bash", {"command": command}, _planning_in(root, cwd, unknown))
+
+
+GIT_LINES = ["git status", "ls && git diff HEAD", "echo $(git log -1)", "cat f | /usr/bin/git log"]
+
+
+@pytest.mark.parametrize("where", ["vendor/lib", "fixtures/evil.git"])
+@pytest.mark.parametrize("command", GIT_LINES)
+def test_git_where_the_caller_runs_it_must_find_the_workspace_repository(
+    hostile_workspace: Path, where: str, command: str
+) -> None:
+    decision = _decide_in(hostile_workspace, command, hostile_workspace / where)
+    assert decision.behavior == "deny", decision
+    assert decision.rule == "plan.bash"
+    # The reason names the repository git would open.
+    assert f"the repository at {hostile_workspace / where} " in (decision.message or "")
+    assert _decide_in(hostile_workspace, "ls", hostile_workspace / where).behavior == "allow"
+
+
+@pytest.mark.parametrize("where", ["", "vendor", "fixtures"])
+def test_git_from_the_root_or_a_plain_folder_in_it_is_allowed(
+    hostile_workspace: Path, where: str
+) -> None:
+    for command in GIT_LINES:
+        decision = _decide_in(hostile_workspace, command, hostile_workspace / where)
+        assert decision.behavior == "allow", decision
+    assert _decide_in(hostile_workspace, "git status").behavior == "allow"  # no cwd: the root
+
+
+def test_the_attack_an_earlier_cd_leaves_behind_is_real_and_denied(hostile_workspace: Path) -> None:
+    """Run as an agent without a sandbox runs it: `cd vendor/lib` alone is allowed; the next
+    call's `git status`, run in vendor/lib, runs the nested repository's fsmonitor. Given
+    that call's cwd, the decision is a deny; where it is allowed, the line runs none of it."""
+    marker = hostile_workspace.parent / "pwned"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(hostile_workspace.parent)}
+    vendored = hostile_workspace / "vendor" / "lib"
+    assert _decide_in(hostile_workspace, "cd vendor/lib", hostile_workspace).behavior == "allow"
+    marker.unlink(missing_ok=True)
+    subprocess.run(["bash", "-c", "git status"], cwd=vendored, env=env, capture_output=True)
+    assert marker.exists(), "the nested repository's configuration should be live"
+    marker.unlink()
+    assert _decide_in(hostile_workspace, "git status", vendored).behavior == "deny"
+    for where in ("", "vendor", "fixtures"):
+        assert _decide_in(hostile_workspace, "git status", hostile_workspace / where).behavior == (
+            "allow"
+        )
+        subprocess.run(
+            ["bash", "-c", "git status; git diff"],
+            cwd=hostile_workspace / where,
+            env=env,
+            capture_output=True,
+        )
+        assert not marker.exists(), (where, marker.read_text())
+
+
+def test_a_symlinked_directory_counts_where_it_leads(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "workspace", tmp_path / "elsewhere"
+    for repository in (root, root / "deps" / "lib", elsewhere):
+        repository.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q"], cwd=repository, check=True)
+    (root / "docs").mkdir()
+    (root / "into-lib").symlink_to(root / "deps" / "lib", target_is_directory=True)
+    (root / "out").symlink_to(elsewhere, target_is_directory=True)
+    (root / "docs-link").symlink_to(root / "docs", target_is_directory=True)
+    into = _decide_in(root, "git status", root / "into-lib")
+    assert into.behavior == "deny" and str(root / "deps" / "lib") in (into.message or "")
+    out = _decide_in(root, "git status", root / "out")
+    assert out.behavior == "deny" and "outside the workspace" in (out.message or "")
+    assert str(elsewhere) in (out.message or "")
+    assert _decide_in(root, "git status", root / "docs-link").behavior == "allow"
+    assert _decide_in(root, "git status", tmp_path).behavior == "deny"  # above the root
+
+
+def _bare_git_directory(directory: Path) -> None:
+    """HEAD beside commondir: a worktree's git directory, its objects and refs elsewhere."""
+    (directory / "HEAD").write_text("ref: refs/heads/main\n")
+    (directory / "commondir").write_text("..\n")
+
+
+@pytest.mark.parametrize(
+    ("make", "named"),
+    [
+        (lambda d: (d / ".git").write_text("gitdir: /somewhere/else\n"), ".git is a file"),
+        (lambda d: (d / ".git").symlink_to("/somewhere/else"), ".git is a symlink"),
+        (lambda d: (d / ".git").mkdir(), ".git is a directory"),
+        (_bare_git_directory, "bare git directory"),
+    ],
+)
+def test_every_kind_of_repository_on_the_way_is_found(
+    tmp_path: Path, make: Callable[[Path], object], named: str
+) -> None:
+    nested = tmp_path / "a" / "b"
+    (nested / "c").mkdir(parents=True)
+    make(nested)
+    decision = _decide_in(tmp_path, "git log -1", nested / "c")
+    assert decision.behavior == "deny" and named in (decision.message or ""), decision
+
+
+def test_without_a_directory_git_is_denied_only_when_the_caller_should_have_named_one(
+    hostile_workspace: Path,
+) -> None:
+    """A Claude Code call without cwd: its shell may be anywhere, so git is denied (other
+    reads are not). A caller that names no directory at all (the CLI, an editor) says the
+    line runs at the root."""
+    from planmode.core.claude_code_rules import Caller
+    from planmode.core.service import PlanModeService
+    from planmode.core.settings import Settings
+
+    unknown = _decide_in(hostile_workspace, "git status", unknown="no cwd")
+    assert unknown.behavior == "deny" and "no cwd" in (unknown.message or "")
+    assert _decide_in(hostile_workspace, "ls", unknown="no cwd").behavior == "allow"
+    service = PlanModeService(hostile_workspace, Settings.model_validate({}))
+    session = service.require_session("s1")
+    service.enter(session)
+    status = {"command": "git status"}
+    claude = Caller(hostile_workspace, hostile_workspace.parent / ".claude")
+    assert service.check_tool(session, "Bash", status, caller=claude).behavior == "deny"
+    here = Caller(hostile_workspace, hostile_workspace.parent / ".claude", hostile_workspace)
+    assert service.check_tool(session, "Bash", status, caller=here).behavior == "allow"
+    assert service.check_tool(session, "Bash", status).behavior == "allow"
+    vendored = str(hostile_workspace / "vendor" / "lib")
+    assert service.check_tool(session, "Bash", status, cwd=vendored).behavior == "deny"
+    assert service.check_tool(session, "Bash", status, cwd="vendor/lib").behavior == "deny"
 
 
 # -- 11. package managers read the workspace's configuration: version queries only -----------

@@ -5,8 +5,10 @@ command runs in (docs/protocol.md §6, docs/sandbox.md).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from planmode.core import claude_code_rules, permissions, shell
@@ -23,13 +25,16 @@ def check_tool(
     agent_id: str | None = None,
     hide: Sequence[str] = (),
     caller: claude_code_rules.Caller | None = None,
+    cwd: str | None = None,
 ) -> permissions.Decision:
     """The decision on one tool call of ``session`` (or of its subagent ``agent_id``). An
     allowed Bash command while planning also says how to run it in the OS sandbox (``hide``:
     directories the sandbox covers, the agent endpoint's). A call from Claude Code
     (``caller``) that plan mode would vouch for gets Claude Code's own answer instead where
-    Claude Code's rules or prompts would deny or ask (:mod:`planmode.core.claude_code_rules`)."""
+    Claude Code's rules or prompts would deny or ask (:mod:`planmode.core.claude_code_rules`).
+    ``cwd``: the directory a Bash line runs in (:func:`shell_directory`)."""
     settings = registry.settings
+    where, unknown = shell_directory(cwd, caller)
     rules = settings.permissions
     context = permissions.ToolContext(
         mode=session.modes.mode,
@@ -44,6 +49,8 @@ def check_tool(
         granted_prompts=session.granted_prompts,
         plan_adopted=session.plan_file is not None,
         plan_unavailable=registry.plan_file_refusal(session, agent_id),
+        cwd=where,
+        cwd_unknown=unknown,
     )
     decision = permissions.decide(tool, tool_input, context)
     if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
@@ -60,6 +67,24 @@ def check_tool(
             kept = decision.sandbox if objection.behavior == "ask" else None
             return replace(objection, sandbox=kept)
     return decision
+
+
+def shell_directory(
+    cwd: str | None, caller: claude_code_rules.Caller | None
+) -> tuple[Path | None, str | None]:
+    """Where a Bash line runs, or why that is not known (docs/protocol.md §6): the caller's
+    ``cwd`` (else Claude Code's, from its hook) when it is an absolute path; without one, the
+    workspace root (None) for a caller that names no directory (the CLI, an editor), but not
+    known for Claude Code, whose shell keeps the directory an earlier ``cd`` left it in."""
+    if cwd is None and caller is not None and caller.cwd is not None:
+        cwd = str(caller.cwd)
+    if cwd is not None:
+        if os.path.isabs(cwd):
+            return Path(cwd), None
+        return None, f"cwd {cwd!r} is not an absolute path"
+    if caller is not None:
+        return None, "a call from Claude Code without cwd"
+    return None, None
 
 
 def sandbox() -> sandbox_probe.Availability:

@@ -132,6 +132,12 @@ class ToolContext:
     # Why the plan file may not be written now (a refused plans directory, an agent's plan
     # file that could not be adopted): every write while planning is denied, saying why.
     plan_unavailable: str | None = None
+    # The directory a Bash line runs in (the caller's cwd). None: the workspace root, which
+    # is what a caller that names no directory says (docs/protocol.md §6).
+    cwd: Path | None = None
+    # Why that directory is not known (a Claude Code call without cwd): a line that runs
+    # git is denied while planning.
+    cwd_unknown: str | None = None
 
 
 def allow(rule: str = RULE_MODE) -> Decision:
@@ -179,6 +185,24 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
             "is written by the path the agent itself uses for it)"
         )
     return None if resolved == plan else str(resolved)
+
+
+# -- git and the directory a line runs in -------------------------------------------------------
+def git_elsewhere(command: str, context: ToolContext) -> str | None:
+    """Why a read-only line that runs git (anywhere in it, as the classifier read it) may
+    not run where the caller runs it, said of the line: git there would open another
+    repository than the workspace's, whose configuration can run programs
+    (docs/read-only-bash.md, "5. git"). None when the line runs no git, or git would open the
+    workspace's own."""
+    found = shell.programs(command)
+    if found is not None and "git" not in found:
+        return None
+    if context.cwd_unknown is not None:
+        return (
+            f"runs git where this call does not say ({context.cwd_unknown}), and there git "
+            "could open another repository than the workspace's"
+        )
+    return shell.foreign_repository(context.root, context.cwd or context.root)
 
 
 # -- allowedPrompts ---------------------------------------------------------------------------
@@ -237,11 +261,14 @@ def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolConte
                 "plan mode (read-only Bash)", "input.command must be a string", RULE_PLAN_BASH
             )
         verdict = shell.check(command)
-        if verdict.read_only:
-            return allow(RULE_PLAN_BASH)
-        return deny(
-            "plan mode (read-only Bash)", f"{verdict.reason} in {command!r}", RULE_PLAN_BASH
-        )
+        if not verdict.read_only:
+            return deny(
+                "plan mode (read-only Bash)", f"{verdict.reason} in {command!r}", RULE_PLAN_BASH
+            )
+        elsewhere = git_elsewhere(command, context)
+        if elsewhere is not None:
+            return deny("plan mode (read-only Bash)", f"{command!r} {elsewhere}", RULE_PLAN_BASH)
+        return allow(RULE_PLAN_BASH)
     if tool in AGENT_TOOLS:
         kind = tool_input.get("subagent_type")
         if kind in PLANNING_AGENTS:

@@ -153,12 +153,14 @@ class PlanModeService:
         agent_id: str | None = None,
         hide: Sequence[str] = (),
         caller: claude_code_rules.Caller | None = None,
+        cwd: str | None = None,
     ) -> permissions.Decision:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
         §6), an allowed planning Bash command with its sandbox; for a call from Claude Code
-        (``caller``), never an allow its own rules or prompts would not give."""
+        (``caller``), never an allow its own rules or prompts would not give; ``cwd``: where
+        a Bash line runs (git only where it opens the workspace's own repository)."""
         decision = enforcement.check_tool(
-            self.registry, session, tool, tool_input, agent_id, hide, caller
+            self.registry, session, tool, tool_input, agent_id, hide, caller, cwd
         )
         if decision.behavior != "deny":
             # A plan file the agent writes itself: that text is its own (core/provenance.py).

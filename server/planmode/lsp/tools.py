@@ -43,7 +43,13 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
     endpoint = server.endpoint
     hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
     decision = server.service.check_tool(
-        session, params.tool, params.input, params.agent_id, hide, caller(server, params)
+        session,
+        params.tool,
+        params.input,
+        params.agent_id,
+        hide,
+        caller(server, params),
+        params.cwd,
     )
     return CheckToolResult.from_core({**decision.to_wire(), "mode": session.modes.mode})
 

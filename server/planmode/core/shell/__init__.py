@@ -22,8 +22,8 @@ Fail closed, in three layers (docs/read-only-bash.md says why each exists):
 side — the commands of a line as permission rules see them — is :mod:`.rules`.
 """
 
-from planmode.core.shell.decision import READ_ONLY, Verdict, check
-from planmode.core.shell.git import git_environment, git_environment_for
+from planmode.core.shell.decision import READ_ONLY, Verdict, check, programs
+from planmode.core.shell.git import foreign_repository, git_environment, git_environment_for
 from planmode.core.shell.options import Args, Checker, Options, Parsed
 from planmode.core.shell.rules import (
     command_words,
@@ -48,10 +48,12 @@ __all__ = [
     "bash_word",
     "check",
     "command_words",
+    "foreign_repository",
     "git_environment",
     "git_environment_for",
     "harmless_variable",
     "is_single_simple_command",
+    "programs",
     "refused_text",
     "rule_forms",
     "simple_commands",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from planmode.core.shell.syntax import Refused, read_line
-from planmode.core.shell.walk import first_problem
+from planmode.core.shell.syntax import Line, Refused, read_line
+from planmode.core.shell.walk import Walk, first_problem
 
 # The cache holds at most 1024 lines of up to this many characters; longer ones are decided
 # every time.
@@ -41,3 +41,25 @@ def _decide(command: object) -> Verdict:
     if isinstance(problem, Refused):
         return Verdict(False, problem.reason)
     return Verdict(False, problem) if problem else READ_ONLY
+
+
+def programs(command: str) -> frozenset[str] | None:
+    """The programs a read-only line runs (by base name, nested ones included), as the walk
+    that allowed it read them; None when the line is not read-only."""
+    if not isinstance(command, str) or len(command) > _CACHED_LENGTH:
+        return _programs(command)
+    return _programs_cached(command)
+
+
+@lru_cache(maxsize=1024)
+def _programs_cached(command: str) -> frozenset[str] | None:
+    return _programs(command)
+
+
+def _programs(command: object) -> frozenset[str] | None:
+    def walk(line: Line) -> frozenset[str] | None:
+        reading = Walk(line.source, line.text)
+        return None if reading.problem(line.root) else frozenset(reading.programs)
+
+    found = read_line(command, walk)
+    return None if isinstance(found, Refused) else found

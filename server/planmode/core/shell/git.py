@@ -2,16 +2,19 @@
 
 git runs programs that configuration names (core.fsmonitor, textconv and diff drivers,
 filters, gpg.program, the pager). The command line may not choose another repository or
-configuration: -C, -c, --git-dir, --work-tree and friends are refused. Which repository and
-which configuration git reads at run time is the sandbox's side: :func:`git_environment`
+configuration: -C, -c, --git-dir, --work-tree and friends are refused. The directory the line
+starts in must not hold another repository on the way up to the workspace root
+(:func:`foreign_repository`, for the caller's ``cwd``). Which repository and which
+configuration git reads at run time is the sandbox's side too: :func:`git_environment`
 (docs/read-only-bash.md, "5. git").
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from planmode.core.shell.git_formats import (
     object_format_problem,
@@ -19,9 +22,6 @@ from planmode.core.shell.git_formats import (
     ref_format_problem,
 )
 from planmode.core.shell.options import Args, Options, names
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 # Options before the subcommand that change nothing git reads or runs.
 _GIT_GLOBAL = frozenset(
@@ -507,3 +507,66 @@ def git_environment_for(root: Path) -> dict[str, str]:
         except OSError:
             return git_environment(None, None)
     return git_environment(None, None)
+
+
+# What makes a directory a git directory for git's discovery (setup.c, is_git_directory):
+# HEAD beside objects and refs, or beside commondir naming them elsewhere. Any one of the
+# three with HEAD counts here: more than git needs, never less.
+_GIT_DIRECTORY_PARTS = ("objects", "refs", "commondir")
+
+
+def repository_at(directory: Path) -> str | None:
+    """What makes ``directory`` a repository git's discovery stops at, or None: a ``.git``
+    (a directory, a ``gitdir:`` file, a symlink — whatever it is), or ``directory`` itself
+    being a git directory (a bare repository)."""
+    dot_git = directory / ".git"
+    if os.path.lexists(dot_git):
+        kind = (
+            "a symlink"
+            if os.path.islink(dot_git)
+            else "a directory"
+            if os.path.isdir(dot_git)
+            else "a file"
+        )
+        return f"its .git is {kind}"
+    if os.path.lexists(directory / "HEAD") and any(
+        os.path.lexists(directory / part) for part in _GIT_DIRECTORY_PARTS
+    ):
+        return "it is a bare git directory: HEAD with objects, refs or commondir"
+    return None
+
+
+def foreign_repository(root: Path, cwd: Path) -> str | None:
+    """Why git started in ``cwd`` would not open the workspace's own repository, said of the
+    line (``runs in …, where git would open …``); None when it would.
+
+    git finds its repository by walking up from the physical working directory (symlinks
+    resolved, as ``getcwd`` returns it) to the first directory that holds ``.git`` or is a
+    git directory. It opens the workspace's own only when ``cwd`` resolves to the root or
+    inside it and no directory from there up to, but not including, the root is a
+    repository (:func:`repository_at`). A symlinked directory counts where it leads.
+    """
+    real_root = Path(os.path.realpath(root))
+    if not os.path.isabs(cwd):
+        return f"runs in {str(cwd)!r}, which is no absolute path, so git could open any repository"
+    real = Path(os.path.realpath(cwd))
+    shown = str(cwd) if os.path.normpath(cwd) == str(real) else f"{cwd} (really {real})"
+    if real != real_root and not real.is_relative_to(real_root):
+        for directory in (real, *real.parents):
+            why = repository_at(directory)
+            if why is not None:
+                return (
+                    f"runs in {shown}, outside the workspace {real_root}, where git would open "
+                    f"the repository at {directory} ({why})"
+                )
+        return f"runs in {shown}, outside the workspace {real_root}"
+    for directory in (real, *real.parents):
+        if directory == real_root:
+            return None
+        why = repository_at(directory)
+        if why is not None:
+            return (
+                f"runs in {shown}, where git would open the repository at {directory} ({why}), "
+                "not the workspace's"
+            )
+    return None
