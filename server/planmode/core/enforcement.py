@@ -48,7 +48,12 @@ def check_tool(
         ask_rules=tuple(rules.ask),
         granted_prompts=session.granted_prompts,
         plan_adopted=session.plan_file is not None,
-        plan_unavailable=registry.plan_file_refusal(session, agent_id),
+        # Only a write asks it (it reads the disk): not worked out for every Bash line.
+        plan_unavailable=(
+            registry.plan_file_refusal(session, agent_id)
+            if tool in permissions.EDIT_TOOLS
+            else None
+        ),
         cwd=where,
         cwd_unknown=unknown,
     )

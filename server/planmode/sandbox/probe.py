@@ -4,6 +4,7 @@ in it. See :mod:`planmode.sandbox` and docs/sandbox.md."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import shlex
@@ -76,20 +77,36 @@ class Availability:
         ``TMPDIR``: the private temporary directory), standard streams and exit status
         (128 + N when signal N killed it, as bash reports it).
         """
-        inner = [self.bash, "-c", command, "bash"]  # $0 as under a plain `bash -c`
-        variables = [f"{key}={value}" for key, value in (env or {}).items()]
-        added = [ENV_PROGRAM, *variables] if variables else []
-        if self.mechanism == BWRAP and self.bwrap and self.filter_path:
+        if self.mechanism is None:
+            return None
+        if self.mechanism == BWRAP and self.filter_path:
             _restore_filter(self.filter_path)
-            hidden = [path for path in hide if os.path.isdir(path)]
-            outer = [*bwrap_argv(self.bwrap, hidden), "--", *added]
+        hidden = tuple(path for path in hide if os.path.isdir(path))
+        launch = self._launch(hidden, tuple((env or {}).items()))
+        if launch is None:
+            return None
+        prefix, shown, redirect = launch
+        inner = [self.bash, "-c", command, "bash"]  # $0 as under a plain `bash -c`
+        text = f"{shown} {shlex.join(inner)}{redirect}"
+        return Wrapped(self.mechanism, [*prefix, *inner], text, list(prefix))
+
+    @functools.lru_cache(maxsize=8)  # noqa: B019 (one per process: detect_once keeps them)
+    def _launch(
+        self, hidden: tuple[str, ...], variables: tuple[tuple[str, str], ...]
+    ) -> tuple[tuple[str, ...], str, str] | None:
+        """The prefix for these hidden directories and variables, the same as shell words, and
+        what follows the command in its shell form (bwrap's filter on fd 9): made once, not for
+        every command."""
+        added = [ENV_PROGRAM, *(f"{key}={value}" for key, value in variables)] if variables else []
+        if self.mechanism == BWRAP and self.bwrap and self.filter_path:
+            outer = [*bwrap_argv(self.bwrap, list(hidden)), "--", *added]
             # bwrap reads the filter from an open descriptor: /bin/sh opens it on fd 9.
             prefix = ["/bin/sh", "-c", f'exec "$@" {SECCOMP_FD}<"$0"', self.filter_path, *outer]
-            text = f"{shlex.join([*outer, *inner])} {SECCOMP_FD}<{shlex.quote(self.filter_path)}"
-            return Wrapped(BWRAP, [*prefix, *inner], text, prefix)
+            redirect = f" {SECCOMP_FD}<{shlex.quote(self.filter_path)}"
+            return tuple(prefix), shlex.join(outer), redirect
         if self.mechanism == LANDLOCK:
             prefix = [self.python, "-I", "-S", LAUNCHER, "run", "--", *added]
-            return Wrapped(LANDLOCK, [*prefix, *inner], shlex.join([*prefix, *inner]), prefix)
+            return tuple(prefix), shlex.join(prefix), ""
         return None
 
 
