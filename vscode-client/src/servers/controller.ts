@@ -1,6 +1,6 @@
 /**
- * The language client's life cycle: find the Python that runs the server, start it, restart
- * it when `planMode.server.*` changes, and route its notifications.
+ * One server's life cycle: find the Python that runs it, start the language client on it,
+ * restart it when `planMode.server.*` changes, and pass on what it says.
  */
 
 import * as vscode from "vscode";
@@ -16,41 +16,27 @@ import {
   State,
 } from "vscode-languageclient/node";
 
-import { rejectCommandArgs } from "./args";
-import { environment } from "./python/interpreters";
-import { PrivateEnvironment } from "./python/privateEnvironment";
-import { onPythonInterpreterChange } from "./python/pythonExtension";
-import { COMMAND_REJECT, DID_CHANGE_STATE, SETTINGS_SECTION } from "./protocol";
-import { resolveServer, SOURCE_LABELS, type Found, type Source } from "./python/resolve";
+import { rejectCommandArgs } from "../args";
+import { askRejectFeedback } from "../planReview";
+import { COMMAND_REJECT, DID_CHANGE_STATE, SETTINGS_SECTION } from "../protocol";
+import { environment } from "../python/interpreters";
+import { type PrivateEnvironment } from "../python/privateEnvironment";
+import { onPythonInterpreterChange } from "../python/pythonExtension";
+import { resolveServer, SOURCE_LABELS, type Found, type Source } from "../python/resolve";
 import {
   contributedKeys,
   explicitSettings,
   initializationOptions,
   serverCommand,
-} from "./settings";
-import type { SessionState } from "./state";
-
-/** The feedback box of `Plan Mode: Reject Plan…` and of the `Reject…` lens. */
-export async function askRejectFeedback(): Promise<string | undefined> {
-  return vscode.window.showInputBox({
-    title: "Reject the plan",
-    prompt: "What should the agent change? (optional — the agent keeps planning)",
-    placeHolder: "e.g. Keep the public API unchanged",
-    ignoreFocusOut: true,
-  });
-}
+} from "../settings";
+import type { SessionState } from "../state";
+import { openPythonPathSetting, type Problem, type ProblemNotices } from "./problems";
 
 /** The Python that runs the server, and where it was found. */
 export interface ServerInfo {
   python: string;
   source: Source;
   version: string;
-}
-
-/** Why the server is not running, and the one action that fixes it. */
-export interface Problem {
-  reason: string;
-  fix: "openSetting" | "createEnvironment" | "restart";
 }
 
 export interface ClientEvents {
@@ -65,36 +51,8 @@ interface ContributedSettings {
   contributes?: { configuration?: { properties?: Record<string, unknown> } };
 }
 
-/** The setting's own entry in the Settings editor (not a search that may hide it). */
-export const PYTHON_PATH_SETTING = `${SETTINGS_SECTION}.server.pythonPath`;
-
-export function openPythonPathSetting(): Thenable<unknown> {
-  return vscode.commands.executeCommand(
-    "workbench.action.openSettings",
-    `@id:${PYTHON_PATH_SETTING}`,
-  );
-}
-
-const FIX_LABELS: Record<Problem["fix"], string> = {
-  openSetting: "Open Setting",
-  createEnvironment: "Create Environment",
-  restart: "Restart Server",
-};
-
-/** The message of the one notification a problem gets. */
-export function problemMessage(problem: Problem): string {
-  switch (problem.fix) {
-    case "openSetting":
-      return `Plan mode server cannot start: ${problem.reason}. Set ${PYTHON_PATH_SETTING} to a Python with planmode, or clear it to let the extension find or create one.`;
-    case "createEnvironment":
-      return `Plan mode needs a Python environment with planmode (${problem.reason}). Create a private one for this extension now? (python -m venv in VS Code's storage, then pip install planmode)`;
-    case "restart":
-      return `Plan mode server stopped: ${problem.reason}.`;
-  }
-}
-
 /**
- * The server's life cycle: find a Python with planmode (resolve.ts), start the language
+ * The life cycle: find a Python with planmode (resolve.ts), start the language
  * client on it, restart it when `planMode.server.*` changes (stop, dispose, start), and turn
  * every reason it cannot run into one problem with one fix.
  */
@@ -103,18 +61,18 @@ export class ServerController implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   // Serializes start/stop so a settings change during start-up cannot run two servers.
   private queue: Promise<void> = Promise.resolve();
-  private readonly privateEnv: PrivateEnvironment;
   private problem: Problem | undefined;
   private current: ServerInfo | undefined;
-  // One notification per problem: a repeated start with the same problem stays quiet.
-  private notified: string | undefined;
 
   constructor(
+    /** The client's name: in its messages, and what ProblemNotices knows it by. */
+    private readonly name: string,
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
+    private readonly privateEnv: PrivateEnvironment,
+    private readonly notices: ProblemNotices,
     private readonly events: ClientEvents,
   ) {
-    this.privateEnv = new PrivateEnvironment(context, log);
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SETTINGS_SECTION}.server`)) {
@@ -185,39 +143,22 @@ export class ServerController implements vscode.Disposable {
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.log.error(`Creating the private environment failed: ${reason}`);
-        this.report(
-          {
-            reason: `creating the private environment failed: ${reason}`,
-            fix: "createEnvironment",
-          },
-          true,
-        );
+        this.report({
+          reason: `creating the private environment failed: ${reason}`,
+          fix: "createEnvironment",
+        });
         return;
       }
       await this.doStart();
     });
   }
 
-  private report(problem: Problem, notify: boolean): void {
+  /** The server cannot run: say why, once (ProblemNotices), and offer the fix. */
+  private report(problem: Problem): void {
     this.problem = problem;
     this.current = undefined;
     this.events.onProblem(problem);
-    const key = `${problem.fix}:${problem.reason}`;
-    if (!notify || this.notified === key) {
-      return;
-    }
-    this.notified = key;
-    const show =
-      problem.fix === "createEnvironment"
-        ? vscode.window.showInformationMessage
-        : vscode.window.showErrorMessage;
-    void show(problemMessage(problem), FIX_LABELS[problem.fix], "Show Log").then((choice) => {
-      if (choice === FIX_LABELS[problem.fix]) {
-        void this.fix();
-      } else if (choice === "Show Log") {
-        this.log.show();
-      }
-    });
+    this.notices.notify(this.name, problem, this.log, () => void this.fix());
   }
 
   private async doStart(): Promise<void> {
@@ -239,11 +180,11 @@ export class ServerController implements vscode.Disposable {
       }
     }
     if (resolution.kind === "settingBroken") {
-      this.report({ reason: resolution.reason, fix: "openSetting" }, true);
+      this.report({ reason: resolution.reason, fix: "openSetting" });
       return;
     }
     if (resolution.kind === "needsEnvironment") {
-      this.report({ reason: resolution.reason, fix: "createEnvironment" }, true);
+      this.report({ reason: resolution.reason, fix: "createEnvironment" });
       return;
     }
     await this.startClient(resolution);
@@ -284,7 +225,7 @@ export class ServerController implements vscode.Disposable {
       `Starting the plan mode server (planmode ${found.version}, ${SOURCE_LABELS[found.source]}): ${[command, ...args].join(" ")}`,
     );
     // The id is the section the language client reads `trace.server` from: planMode.trace.server.
-    const client = new LanguageClient(SETTINGS_SECTION, "Plan Mode", serverOptions, clientOptions);
+    const client = new LanguageClient(SETTINGS_SECTION, this.name, serverOptions, clientOptions);
     client.onNotification(DID_CHANGE_STATE, (state: SessionState) => this.events.onState(state));
     client.onDidChangeState((change) => {
       if (
@@ -292,23 +233,23 @@ export class ServerController implements vscode.Disposable {
         this.client === client &&
         this.current !== undefined
       ) {
-        this.report({ reason: stopReason ?? "the server exited", fix: "restart" }, true);
+        this.report({ reason: stopReason ?? "the server exited", fix: "restart" });
       }
     });
     this.client = client;
     try {
       await client.start();
       this.problem = undefined;
-      this.notified = undefined;
+      this.notices.clear(this.name);
       this.current = info;
       this.events.onStarted(info);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.log.error(`The plan mode server did not start: ${reason}`);
-      this.report(
-        { reason: `it did not start (${reason}); its log has the details`, fix: "restart" },
-        true,
-      );
+      this.report({
+        reason: `it did not start (${reason}); its log has the details`,
+        fix: "restart",
+      });
     }
   }
 

@@ -1,0 +1,119 @@
+/**
+ * The palette's commands (`planMode.client.*`, contributed in package.json): each acts on the
+ * server `WorkspaceServers.forCommand` names.
+ */
+
+import * as vscode from "vscode";
+
+import { approveParams, rejectParams, setModeParams } from "./args";
+import { COMMANDS } from "./commands";
+import type { ReviewComments } from "./comments";
+import { showPlanChanges, type SubmittedPlanProvider } from "./planDiff";
+import { askRejectFeedback, confirmGrants, openFile } from "./planReview";
+import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
+import type { FolderServer } from "./servers/folderServer";
+import type { WorkspaceServers } from "./servers/workspaceServers";
+import type { Approval, EnterResult, OkResult, PermissionMode, SessionState } from "./state";
+import { MODES, modePickItems } from "./status";
+
+export class ClientCommands {
+  constructor(
+    private readonly servers: WorkspaceServers,
+    private readonly submitted: SubmittedPlanProvider,
+    private readonly comments: ReviewComments,
+  ) {}
+
+  /** Every command registered; dispose them to unregister. */
+  register(): vscode.Disposable[] {
+    const on = (id: string, run: (server: FolderServer) => Promise<unknown> | void) =>
+      vscode.commands.registerCommand(id, async () => {
+        const server = await this.servers.forCommand();
+        if (server !== undefined) await run(server);
+      });
+    return [
+      on(COMMANDS.enter, (server) => this.enter(server)),
+      on(COMMANDS.showPlan, (server) => this.showPlan(server)),
+      on(COMMANDS.approve, (server) => this.approve(server)),
+      on(COMMANDS.approveAcceptEdits, (server) => this.approve(server, "acceptEdits")),
+      on(COMMANDS.reject, (server) => this.reject(server)),
+      on(COMMANDS.showChanges, (server) => this.showChanges(server)),
+      on(COMMANDS.reviewPlan, (server) => this.reviewPlan(server)),
+      on(COMMANDS.pickMode, (server) => this.pickMode(server)),
+      on(COMMANDS.showOutput, (server) => server.log.show()),
+      on(COMMANDS.restart, (server) => server.restart()),
+      on(COMMANDS.fixServer, (server) => server.fix()),
+      vscode.commands.registerCommand(COMMANDS.addComment, (reply: vscode.CommentReply) =>
+        this.comments.add(reply),
+      ),
+    ];
+  }
+
+  private async enter(server: FolderServer): Promise<void> {
+    const result = await server.request<EnterResult>(ENTER, {});
+    if (result !== undefined) server.update(result.state);
+  }
+
+  private async showPlan(server: FolderServer): Promise<void> {
+    const state = server.sessions.current();
+    if (state === undefined || !state.planExists) {
+      void vscode.window.showInformationMessage(
+        state === undefined
+          ? "The plan mode server has not started yet."
+          : "No plan written yet in this session.",
+      );
+      return;
+    }
+    await openFile(state.planFilePath);
+  }
+
+  private async approve(server: FolderServer, mode?: PermissionMode): Promise<void> {
+    const approval = pendingApproval(server);
+    const granting = approval && (await confirmGrants(approval));
+    if (approval && granting)
+      await server.request<OkResult>(APPROVE, approveParams(approval, mode, granting));
+  }
+
+  private async reject(server: FolderServer): Promise<void> {
+    const approval = pendingApproval(server);
+    if (approval === undefined) return;
+    const feedback = await askRejectFeedback();
+    if (feedback !== undefined)
+      await server.request<OkResult>(REJECT, rejectParams(approval, feedback));
+  }
+
+  private async showChanges(server: FolderServer): Promise<void> {
+    const approval = pendingApproval(server);
+    if (approval === undefined) return;
+    this.submitted.remember(approval);
+    await showPlanChanges(approval);
+  }
+
+  private async reviewPlan(server: FolderServer): Promise<void> {
+    const approval = pendingApproval(server);
+    if (approval) await openFile(approval.planFilePath);
+  }
+
+  private async pickMode(server: FolderServer): Promise<void> {
+    const current = server.sessions.current();
+    const picked = await vscode.window.showQuickPick(modePickItems(current?.mode), {
+      title: "Plan Mode: switch permission mode",
+      placeHolder: current ? `Current: ${MODES[current.mode]?.label ?? current.mode}` : undefined,
+      matchOnDetail: true,
+    });
+    if (picked === undefined) return;
+    const state = await server.request<SessionState>(
+      SET_MODE,
+      setModeParams(picked.mode, current?.sessionId),
+    );
+    if (state !== undefined) server.update(state);
+  }
+}
+
+/** The plan under review, or a message saying there is none. */
+function pendingApproval(server: FolderServer): Approval | undefined {
+  const approval = server.pendingApproval();
+  if (approval === undefined) {
+    void vscode.window.showInformationMessage("No plan is waiting for review.");
+  }
+  return approval;
+}
