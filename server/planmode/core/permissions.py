@@ -188,14 +188,13 @@ def plan_path_refusal(raw: object, context: ToolContext) -> str | None:
 
 
 # -- git and the directory a line runs in -------------------------------------------------------
-def git_elsewhere(command: str, context: ToolContext) -> str | None:
-    """Why a read-only line that runs git (anywhere in it, as the classifier read it) may
-    not run where the caller runs it, said of the line: git there would open another
-    repository than the workspace's, whose configuration can run programs
+def git_elsewhere(verdict: shell.Verdict, context: ToolContext) -> str | None:
+    """Why a read-only line (its ``verdict``) that runs git (anywhere in it, as the classifier
+    read it) may not run where the caller runs it, said of the line: git there would open
+    another repository than the workspace's, whose configuration can run programs
     (docs/read-only-bash.md, "5. git"). None when the line runs no git, or git would open the
     workspace's own."""
-    found = shell.programs(command)
-    if found is not None and "git" not in found:
+    if verdict.read_only and "git" not in verdict.programs:
         return None
     if context.cwd_unknown is not None:
         return (
@@ -265,7 +264,7 @@ def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolConte
             return deny(
                 "plan mode (read-only Bash)", f"{verdict.reason} in {command!r}", RULE_PLAN_BASH
             )
-        elsewhere = git_elsewhere(command, context)
+        elsewhere = git_elsewhere(verdict, context)
         if elsewhere is not None:
             return deny("plan mode (read-only Bash)", f"{command!r} {elsewhere}", RULE_PLAN_BASH)
         return allow(RULE_PLAN_BASH)

@@ -22,7 +22,7 @@ Fail closed, in three layers (docs/read-only-bash.md says why each exists):
 side — the commands of a line as permission rules see them — is :mod:`.rules`.
 """
 
-from planmode.core.shell.decision import READ_ONLY, Verdict, check, programs
+from planmode.core.shell.decision import READ_ONLY, Verdict, check
 from planmode.core.shell.git import foreign_repository, git_environment, git_environment_for
 from planmode.core.shell.options import Args, Checker, Options, Parsed
 from planmode.core.shell.rules import (
@@ -53,7 +53,6 @@ __all__ = [
     "git_environment_for",
     "harmless_variable",
     "is_single_simple_command",
-    "programs",
     "refused_text",
     "rule_forms",
     "simple_commands",

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from planmode.core.shell.syntax import Line, Refused, read_line
-from planmode.core.shell.walk import Walk, first_problem
+from planmode.core.shell.walk import Walk
 
 # The cache holds at most 1024 lines of up to this many characters; longer ones are decided
 # every time.
@@ -19,6 +19,9 @@ class Verdict(NamedTuple):
     read_only: bool
     # Why not, naming the part of the command that failed; empty when read-only.
     reason: str = ""
+    # The programs a read-only line runs (by base name, nested ones included), as the walk
+    # that allowed it read them.
+    programs: frozenset[str] = frozenset()
 
 
 READ_ONLY = Verdict(True)
@@ -37,29 +40,12 @@ def _decide_cached(command: str) -> Verdict:
 
 
 def _decide(command: object) -> Verdict:
-    problem = read_line(command, first_problem)
-    if isinstance(problem, Refused):
-        return Verdict(False, problem.reason)
-    return Verdict(False, problem) if problem else READ_ONLY
-
-
-def programs(command: str) -> frozenset[str] | None:
-    """The programs a read-only line runs (by base name, nested ones included), as the walk
-    that allowed it read them; None when the line is not read-only."""
-    if not isinstance(command, str) or len(command) > _CACHED_LENGTH:
-        return _programs(command)
-    return _programs_cached(command)
-
-
-@lru_cache(maxsize=1024)
-def _programs_cached(command: str) -> frozenset[str] | None:
-    return _programs(command)
-
-
-def _programs(command: object) -> frozenset[str] | None:
-    def walk(line: Line) -> frozenset[str] | None:
+    def walk(line: Line) -> Verdict:
         reading = Walk(line.source, line.text)
-        return None if reading.problem(line.root) else frozenset(reading.programs)
+        problem = reading.problem(line.root)
+        if problem:
+            return Verdict(False, problem)
+        return Verdict(True, "", frozenset(reading.programs))
 
     found = read_line(command, walk)
-    return None if isinstance(found, Refused) else found
+    return Verdict(False, found.reason) if isinstance(found, Refused) else found

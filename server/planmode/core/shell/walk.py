@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
-from planmode.core.shell.syntax import Line
 from planmode.core.shell.table import check_program
 from planmode.core.shell.words import (
     bash_word,
@@ -69,11 +68,6 @@ _VALUES = frozenset(
 )
 # Where bash starts a comment: "#" at the beginning of a word.
 _COMMENT_AFTER = frozenset(b" \t\n;&|()")
-
-
-def first_problem(line: Line) -> str | None:
-    """The first part of ``line`` that may not only read, or None when all of it only reads."""
-    return Walk(line.source, line.text).problem(line.root)
 
 
 class Walk:
