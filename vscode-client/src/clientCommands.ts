@@ -1,6 +1,7 @@
 /**
- * The palette's commands (`planMode.client.*`, contributed in package.json): each acts on the
- * server `WorkspaceServers.forCommand` names.
+ * The palette's commands (`planMode.client.*`, contributed in package.json): each acts on one
+ * folder's server — the one the status bar passes, else the active editor's, else the only
+ * one or the one the user picks (WorkspaceServers.forCommand).
  */
 
 import * as vscode from "vscode";
@@ -25,19 +26,27 @@ export class ClientCommands {
 
   /** Every command registered; dispose them to unregister. */
   register(): vscode.Disposable[] {
-    const on = (id: string, run: (server: FolderServer) => Promise<unknown> | void) =>
-      vscode.commands.registerCommand(id, async () => {
-        const server = await this.servers.forCommand();
+    // `reviewing`: without an editor to tell, a folder with a plan waiting is the one meant.
+    const on = (
+      id: string,
+      run: (server: FolderServer) => Promise<unknown> | void,
+      reviewing = false,
+    ) =>
+      vscode.commands.registerCommand(id, async (target?: unknown) => {
+        const suits = reviewing
+          ? (s: FolderServer) => s.pendingApproval() !== undefined
+          : undefined;
+        const server = await this.servers.forCommand(target, suits);
         if (server !== undefined) await run(server);
       });
     return [
       on(COMMANDS.enter, (server) => this.enter(server)),
       on(COMMANDS.showPlan, (server) => this.showPlan(server)),
-      on(COMMANDS.approve, (server) => this.approve(server)),
-      on(COMMANDS.approveAcceptEdits, (server) => this.approve(server, "acceptEdits")),
-      on(COMMANDS.reject, (server) => this.reject(server)),
-      on(COMMANDS.showChanges, (server) => this.showChanges(server)),
-      on(COMMANDS.reviewPlan, (server) => this.reviewPlan(server)),
+      on(COMMANDS.approve, (server) => this.approve(server), true),
+      on(COMMANDS.approveAcceptEdits, (server) => this.approve(server, "acceptEdits"), true),
+      on(COMMANDS.reject, (server) => this.reject(server), true),
+      on(COMMANDS.showChanges, (server) => this.showChanges(server), true),
+      on(COMMANDS.reviewPlan, (server) => this.reviewPlan(server), true),
       on(COMMANDS.pickMode, (server) => this.pickMode(server)),
       on(COMMANDS.showOutput, (server) => server.log.show()),
       on(COMMANDS.restart, (server) => server.restart()),

@@ -1,4 +1,6 @@
-/** The ids of the client-only commands (contributed in package.json). */
+/** The ids of the client-only commands (contributed in package.json), and the server's. */
+
+import * as protocol from "./protocol";
 
 /**
  * Client-only command ids carry the prefix `planMode.client.`: the server's own commands
@@ -19,3 +21,13 @@ export const COMMANDS = {
   fixServer: "planMode.client.setUpServer",
   addComment: "planMode.client.addComment",
 } as const;
+
+/**
+ * The server's own commands (its executeCommandProvider, the lenses' and code actions'): the
+ * `COMMAND_*` names of protocol.ts, as the server registers every `COMMAND_*` name of its
+ * protocol.py. The extension registers them once for every folder's server
+ * (servers/serverCommands.ts).
+ */
+export const SERVER_COMMANDS: readonly string[] = Object.entries(protocol)
+  .filter(([name]) => name.startsWith("COMMAND_"))
+  .map(([, value]) => String(value));

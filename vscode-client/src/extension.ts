@@ -1,10 +1,12 @@
 /**
- * The Plan Mode extension: starts the server, shows the session's mode in the status bar,
- * and offers the palette commands. Everything about plan mode itself is the server's.
+ * The Plan Mode extension: starts a server for each workspace folder, shows the session's
+ * mode in the status bar, and offers the palette commands. Everything about plan mode itself
+ * is the server's.
  *
  * `activate` only wires the parts together; each owns its state and its disposables:
- * WorkspaceServers (servers/) the servers and what they said, StatusBar the status bar item,
- * ClientCommands the palette, PlanReviews and ReviewComments the review around a plan.
+ * WorkspaceServers (servers/) the servers and what they said, ServerCommands the servers'
+ * commands, StatusBar the status bar item, ClientCommands the palette, PlanReviews and
+ * ReviewComments the review around a plan.
  */
 
 import * as vscode from "vscode";
@@ -14,6 +16,7 @@ import { ClientCommands } from "./clientCommands";
 import { ReviewComments } from "./comments";
 import { SubmittedPlanProvider } from "./planDiff";
 import { PlanReviews } from "./planReview";
+import { ServerCommands } from "./servers/serverCommands";
 import { WorkspaceServers } from "./servers/workspaceServers";
 import { StatusBar } from "./statusBar";
 
@@ -27,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const comments = new ReviewComments(running);
   context.subscriptions.push(
     running,
+    new ServerCommands(running),
     new StatusBar(running),
     comments,
     new PlanReviews(running.onDidChangeState, submitted, comments),

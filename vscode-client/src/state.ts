@@ -41,6 +41,13 @@ export interface Approval {
   requestedAt: string;
 }
 
+/** `planMode/approvalResolved`: a decision was made; `restoredMode` when a mode was restored. */
+export interface ApprovalResolved {
+  approvalId: string;
+  outcome: "approved" | "rejected" | "cancelled";
+  restoredMode?: PermissionMode;
+}
+
 /**
  * What approving `approval` grants besides the plan, one line per prompt with its exact rule;
  * undefined when it grants nothing. Prompts of an older server without rules are listed as

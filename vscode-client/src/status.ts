@@ -105,6 +105,39 @@ function sessionView(state: SessionState | undefined): StatusView {
   };
 }
 
+/**
+ * The status bar of a workspace with several folders names the folder its server serves
+ * (the active editor's, docs/protocol.md §1: one server per workspace root).
+ */
+export function inFolder(view: StatusView, folder: string): StatusView {
+  return {
+    ...view,
+    text: `${view.text} · ${folder}`,
+    tooltip: `${view.tooltip}\n\nWorkspace folder: ${folder}`,
+  };
+}
+
+/** The name of a server's client and log, unique in the window. */
+export const SERVER_NAME = "Plan Mode";
+
+export interface ServerNaming {
+  /** The language client's and its log's name. */
+  name: string;
+  /** The folder, as messages and the status bar name it in a window of several. */
+  folder?: string;
+}
+
+/**
+ * A window on one folder (`folder` undefined) has a plain "Plan Mode"; a workspace of several
+ * names each server's folder, with a number when two folders have the same name.
+ */
+export function serverNaming(folder: string | undefined, taken: ReadonlySet<string>): ServerNaming {
+  if (folder === undefined) return { name: SERVER_NAME };
+  let label = folder;
+  for (let n = 2; taken.has(`${SERVER_NAME} (${label})`); n += 1) label = `${folder} ${n}`;
+  return { name: `${SERVER_NAME} (${label})`, folder: label };
+}
+
 /** Which Python runs the server and why that one: for tooltips and the output channel. */
 export function serverLine(server: {
   python: string;

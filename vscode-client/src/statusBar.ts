@@ -1,4 +1,7 @@
-/** The status bar item: the mode of the server a command would act on, or what it needs. */
+/**
+ * The status bar item: the mode of the active editor's folder's server (of the last folder
+ * shown while no editor is in one), or what that server needs. A click acts on that server.
+ */
 
 import * as vscode from "vscode";
 
@@ -40,7 +43,11 @@ export class StatusBar implements vscode.Disposable {
     const view = server.view();
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
-    this.item.command = STATUS_COMMAND[view.action];
+    this.item.command = {
+      title: view.text,
+      command: STATUS_COMMAND[view.action],
+      arguments: [server.folder.uri],
+    };
     this.item.backgroundColor = view.warning
       ? new vscode.ThemeColor("statusBarItem.warningBackground")
       : undefined;

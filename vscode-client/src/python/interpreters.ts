@@ -91,11 +91,15 @@ export async function pythonVersion(python: string): Promise<[number, number] | 
   return result.code === 0 && match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
-/** Everything `resolveServer` needs, from VS Code and this machine. */
-export function environment(setting: string | undefined, managed: PrivateEnvironment): Environment {
+/** Everything `resolveServer` needs for `folder`'s server, from VS Code and this machine. */
+export function environment(
+  setting: string | undefined,
+  managed: PrivateEnvironment,
+  folder: vscode.Uri,
+): Environment {
   return {
     setting,
-    pythonExtension: pythonExtensionInterpreter,
+    pythonExtension: () => pythonExtensionInterpreter(folder),
     privatePython: managed.python,
     bundledVersion: managed.bundledVersion,
     probe,

@@ -13,11 +13,14 @@ import { pythonVersion, run } from "./interpreters";
 import { pythonExtensionInterpreter } from "./pythonExtension";
 import { chooseBasePython, PATH_PYTHON, venvPython, wheelVersion } from "./resolve";
 
-export class PrivateEnvironment {
-  constructor(
-    private readonly context: vscode.ExtensionContext,
-    private readonly log: vscode.LogOutputChannel,
-  ) {}
+/** One for the extension: every folder's server may run from it. */
+export class PrivateEnvironment implements vscode.Disposable {
+  private creating: Promise<void> | undefined;
+  private readonly created = new vscode.EventEmitter<void>();
+  /** The environment was created or refreshed: a server that waited for it can start. */
+  readonly onDidCreate = this.created.event;
+
+  constructor(private readonly context: vscode.ExtensionContext) {}
 
   get directory(): string {
     return join(this.context.globalStorageUri.fsPath, "server-env");
@@ -46,8 +49,29 @@ export class PrivateEnvironment {
     return this.bundledWheel ?? "planmode";
   }
 
-  /** Create (or refresh) the environment, with progress; throws with the reason on failure. */
-  async create(): Promise<void> {
+  /**
+   * Create (or refresh) the environment, with progress, its output in `log`; throws with the
+   * reason on failure. One at a time: a second caller waits for the one under way.
+   */
+  create(log: vscode.LogOutputChannel): Promise<void> {
+    if (this.creating !== undefined) {
+      log.info("Waiting for the private environment being set up.");
+      return this.creating;
+    }
+    const creating = this.doCreate(log).finally(() => (this.creating = undefined));
+    this.creating = creating;
+    creating.then(
+      () => this.created.fire(),
+      () => undefined, // the callers report it
+    );
+    return creating;
+  }
+
+  dispose(): void {
+    this.created.dispose();
+  }
+
+  private async doCreate(log: vscode.LogOutputChannel): Promise<void> {
     await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
@@ -57,10 +81,10 @@ export class PrivateEnvironment {
       async (progress, token) => {
         const step = (message: string) => {
           progress.report({ message });
-          this.log.info(message);
+          log.info(message);
         };
         // venv's and pip's own output: what a failed install needs, shown as it comes.
-        const log = (line: string) => this.log.info(`  ${line}`);
+        const output = (line: string) => log.info(`  ${line}`);
         if (!existsSync(this.python)) {
           const base = await chooseBasePython(
             [await pythonExtensionInterpreter(), PATH_PYTHON, "python"],
@@ -72,7 +96,7 @@ export class PrivateEnvironment {
           step(`Creating ${this.directory} with ${base.python} -m venv…`);
           mkdirSync(this.context.globalStorageUri.fsPath, { recursive: true });
           const venv = await run(base.python, ["-m", "venv", this.directory], {
-            onLine: log,
+            onLine: output,
             token,
           });
           if (venv.code !== 0) {
@@ -95,7 +119,7 @@ export class PrivateEnvironment {
             "--upgrade",
             target,
           ],
-          { onLine: log, token },
+          { onLine: output, token },
         );
         if (pip.code !== 0) {
           throw new Error(`pip install ${target} failed: ${pip.error ?? lastLine(pip.stderr)}`);

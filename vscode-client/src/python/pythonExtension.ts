@@ -13,7 +13,7 @@ interface PythonExtensionApi {
     resolveEnvironment(
       environment: { id: string; path: string } | string,
     ): Promise<{ executable: { uri?: vscode.Uri } } | undefined>;
-    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<{ resource?: { uri: vscode.Uri } }>;
   };
 }
 
@@ -31,15 +31,19 @@ async function pythonExtensionApi(): Promise<PythonExtensionApi | undefined> {
   }
 }
 
-/** The interpreter the Python extension has selected for the workspace, if any. */
-export async function pythonExtensionInterpreter(): Promise<string | undefined> {
+/**
+ * The interpreter the Python extension has selected for a workspace folder (by default the
+ * first), if any.
+ */
+export async function pythonExtensionInterpreter(
+  folder: vscode.Uri | undefined = vscode.workspace.workspaceFolders?.[0]?.uri,
+): Promise<string | undefined> {
   const api = await pythonExtensionApi();
   if (api?.environments === undefined) {
     return undefined;
   }
   try {
-    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const active = api.environments.getActiveEnvironmentPath(resource);
+    const active = api.environments.getActiveEnvironmentPath(folder);
     const resolved = await api.environments.resolveEnvironment(active);
     return resolved?.executable.uri?.fsPath ?? (active.path || undefined);
   } catch {
@@ -47,10 +51,15 @@ export async function pythonExtensionInterpreter(): Promise<string | undefined> 
   }
 }
 
-/** Calls `listener` when the user selects another interpreter in the Python extension. */
+/**
+ * Calls `listener` when the user selects another interpreter in the Python extension, with
+ * the folder it was selected for (undefined: for the whole workspace).
+ */
 export async function onPythonInterpreterChange(
-  listener: () => void,
+  listener: (folder: vscode.Uri | undefined) => void,
 ): Promise<vscode.Disposable | undefined> {
   const api = await pythonExtensionApi();
-  return api?.environments?.onDidChangeActiveEnvironmentPath?.(() => listener());
+  return api?.environments?.onDidChangeActiveEnvironmentPath?.((event) =>
+    listener(event.resource?.uri),
+  );
 }

@@ -1,12 +1,15 @@
 /**
- * One server's life cycle: find the Python that runs it, start the language client on it,
- * restart it when `planMode.server.*` changes, and pass on what it says.
+ * One workspace folder's server, its life cycle: find the Python that runs it, start the
+ * language client on it for that folder, restart it when `planMode.server.*` changes, and pass
+ * on what it says.
  */
 
 import * as vscode from "vscode";
 import {
   CloseAction,
+  type DynamicFeature,
   ErrorAction,
+  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   type Middleware,
@@ -14,11 +17,15 @@ import {
   RevealOutputChannelOn,
   type ServerOptions,
   State,
+  type StaticFeature,
 } from "vscode-languageclient/node";
 
-import { rejectCommandArgs } from "../args";
-import { askRejectFeedback } from "../planReview";
-import { COMMAND_REJECT, DID_CHANGE_STATE, SETTINGS_SECTION } from "../protocol";
+import {
+  APPROVAL_REQUESTED,
+  APPROVAL_RESOLVED,
+  DID_CHANGE_STATE,
+  SETTINGS_SECTION,
+} from "../protocol";
 import { environment } from "../python/interpreters";
 import { type PrivateEnvironment } from "../python/privateEnvironment";
 import { onPythonInterpreterChange } from "../python/pythonExtension";
@@ -29,7 +36,9 @@ import {
   initializationOptions,
   serverCommand,
 } from "../settings";
-import type { SessionState } from "../state";
+import type { Approval, ApprovalResolved, SessionState } from "../state";
+import type { ServerNaming } from "../status";
+import { DocumentScope } from "./documentScope";
 import { openPythonPathSetting, type Problem, type ProblemNotices } from "./problems";
 
 /** The Python that runs the server, and where it was found. */
@@ -42,8 +51,31 @@ export interface ServerInfo {
 export interface ClientEvents {
   onStarting(): void;
   onState(state: SessionState): void;
+  onApprovalRequested(approval: Approval): void;
+  onApprovalResolved(resolved: ApprovalResolved): void;
   onStarted(server: ServerInfo): void;
   onProblem(problem: Problem): void;
+}
+
+/**
+ * A folder's language client, without its own registration of the server's commands: every
+ * folder's server offers the same ones and VS Code takes a command id once, so they are
+ * registered once for all folders (serverCommands.ts) and sent to the right server.
+ */
+class FolderLanguageClient extends LanguageClient {
+  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if ("registrationType" in feature) {
+      if (feature.registrationType.method === ExecuteCommandRequest.method) return;
+    }
+    super.registerFeature(feature);
+  }
+}
+
+/** What every folder's server shares: one private environment, one notification per problem. */
+export interface Shared {
+  context: vscode.ExtensionContext;
+  privateEnv: PrivateEnvironment;
+  notices: ProblemNotices;
 }
 
 /** The part of the extension's package.json that lists its settings. */
@@ -63,16 +95,23 @@ export class ServerController implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private problem: Problem | undefined;
   private current: ServerInfo | undefined;
+  // Disposed: nothing may start the server again (its folder left the workspace).
+  private disposed = false;
+
+  private readonly context: vscode.ExtensionContext;
+  private readonly privateEnv: PrivateEnvironment;
+  private readonly notices: ProblemNotices;
 
   constructor(
-    /** The client's name: in its messages, and what ProblemNotices knows it by. */
-    private readonly name: string,
-    private readonly context: vscode.ExtensionContext,
+    private readonly folder: vscode.WorkspaceFolder,
+    private readonly naming: ServerNaming,
     private readonly log: vscode.LogOutputChannel,
-    private readonly privateEnv: PrivateEnvironment,
-    private readonly notices: ProblemNotices,
+    shared: Shared,
     private readonly events: ClientEvents,
   ) {
+    this.context = shared.context;
+    this.privateEnv = shared.privateEnv;
+    this.notices = shared.notices;
     this.subscriptions.push(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SETTINGS_SECTION}.server`)) {
@@ -81,12 +120,25 @@ export class ServerController implements vscode.Disposable {
         }
       }),
     );
-    void onPythonInterpreterChange(() => {
-      if (this.current?.source !== "setting") {
+    this.subscriptions.push(
+      this.privateEnv.onDidCreate(() => {
+        if (this.problem?.fix === "createEnvironment") {
+          this.log.info("The private environment is ready: starting the server.");
+          void this.restart();
+        }
+      }),
+    );
+    void onPythonInterpreterChange((folder) => {
+      const ours = folder === undefined || folder.toString() === this.folder.uri.toString();
+      if (ours && this.current?.source !== "setting") {
         this.log.info("The Python extension's interpreter changed: looking for the server again.");
         void this.restart();
       }
-    }).then((listener) => listener && this.subscriptions.push(listener));
+    }).then((listener) => {
+      if (listener === undefined) return;
+      if (this.disposed) listener.dispose();
+      else this.subscriptions.push(listener);
+    });
   }
 
   /** The running client, or undefined while stopped. */
@@ -124,7 +176,9 @@ export class ServerController implements vscode.Disposable {
     }
   }
 
+  /** No more restarts from settings or the environment; `stop` stops the server itself. */
   dispose(): void {
+    this.disposed = true;
     for (const subscription of this.subscriptions) {
       subscription.dispose();
     }
@@ -138,8 +192,10 @@ export class ServerController implements vscode.Disposable {
   private setUpPrivateEnvironment(): Promise<void> {
     return this.enqueue(async () => {
       await this.doStop();
+      // This server starts once the environment is created: its onDidCreate is for the others.
+      this.problem = undefined;
       try {
-        await this.privateEnv.create();
+        await this.privateEnv.create(this.log);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.log.error(`Creating the private environment failed: ${reason}`);
@@ -158,7 +214,8 @@ export class ServerController implements vscode.Disposable {
     this.problem = problem;
     this.current = undefined;
     this.events.onProblem(problem);
-    this.notices.notify(this.name, problem, this.log, () => void this.fix());
+    const { name, folder } = this.naming;
+    this.notices.notify(name, problem, folder, this.log, () => void this.fix());
   }
 
   private async doStart(): Promise<void> {
@@ -166,14 +223,15 @@ export class ServerController implements vscode.Disposable {
     const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     const setting = config.get<string>("server.pythonPath")?.trim() || undefined;
     this.log.info("Looking for a Python with planmode:");
-    let resolution = await resolveServer(environment(setting, this.privateEnv));
+    const env = () => environment(setting, this.privateEnv, this.folder.uri);
+    let resolution = await resolveServer(env());
     for (const line of resolution.tried) this.log.info(`  ${line}`);
     if (resolution.kind === "needsEnvironment" && resolution.update) {
       // Consent was given when the environment was created: bring it to the bundled version.
       this.log.info(`Updating the private environment: ${resolution.reason}.`);
       try {
-        await this.privateEnv.create();
-        resolution = await resolveServer(environment(setting, this.privateEnv));
+        await this.privateEnv.create(this.log);
+        resolution = await resolveServer(env());
       } catch (error) {
         // The environment as it is may still run the server: resolved below as it stands.
         this.log.warn(`Updating failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -198,8 +256,13 @@ export class ServerController implements vscode.Disposable {
     let stopReason: string | undefined;
     const settings = this.currentSettings();
     this.log.debug(`Settings sent as initializationOptions: ${JSON.stringify(settings)}`);
+    const scope = new DocumentScope(this.folder);
     const clientOptions: LanguageClientOptions = {
+      // Its root (docs/protocol.md §1): rootUri and workspaceFolders are this folder alone, and
+      // `workspace/configuration` answers with this folder's settings.
+      workspaceFolder: this.folder,
       // Plan files are Markdown; the server needs their open (unsaved) text and gives lenses.
+      // Which of them are this folder's: DocumentScope.
       documentSelector: [{ scheme: "file", pattern: "**/*.md" }],
       // One log for the client, the server's stderr and window/logMessage, and the JSON-RPC
       // traffic when `planMode.trace.server` asks for it.
@@ -208,7 +271,7 @@ export class ServerController implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: initializationOptions(settings),
       synchronize: { configurationSection: SETTINGS_SECTION },
-      middleware: this.middleware(),
+      middleware: { ...scope.middleware(), ...this.middleware() },
       // A server that dies is not restarted in a loop: the user gets one notification
       // (report) with the button that restarts it.
       initializationFailedHandler: () => false,
@@ -225,8 +288,19 @@ export class ServerController implements vscode.Disposable {
       `Starting the plan mode server (planmode ${found.version}, ${SOURCE_LABELS[found.source]}): ${[command, ...args].join(" ")}`,
     );
     // The id is the section the language client reads `trace.server` from: planMode.trace.server.
-    const client = new LanguageClient(SETTINGS_SECTION, this.name, serverOptions, clientOptions);
+    const client = new FolderLanguageClient(
+      SETTINGS_SECTION,
+      this.naming.name,
+      serverOptions,
+      clientOptions,
+    );
     client.onNotification(DID_CHANGE_STATE, (state: SessionState) => this.events.onState(state));
+    client.onNotification(APPROVAL_REQUESTED, (approval: Approval) =>
+      this.events.onApprovalRequested(approval),
+    );
+    client.onNotification(APPROVAL_RESOLVED, (resolved: ApprovalResolved) =>
+      this.events.onApprovalResolved(resolved),
+    );
     client.onDidChangeState((change) => {
       if (
         change.newState === State.Stopped &&
@@ -240,7 +314,7 @@ export class ServerController implements vscode.Disposable {
     try {
       await client.start();
       this.problem = undefined;
-      this.notices.clear(this.name);
+      this.notices.clear(this.naming.name);
       this.current = info;
       this.events.onStarted(info);
     } catch (error) {
@@ -275,7 +349,7 @@ export class ServerController implements vscode.Disposable {
 
   /** The user's explicitly set `planMode.*` values, without the client's own (`server.*`, `trace.*`). */
   private currentSettings(): Record<string, unknown> {
-    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, this.folder.uri);
     const manifest = this.context.extension.packageJSON as ContributedSettings | undefined;
     const properties = manifest?.contributes?.configuration?.properties ?? {};
     return explicitSettings(contributedKeys(properties), (key) => config.inspect(key));
@@ -283,17 +357,6 @@ export class ServerController implements vscode.Disposable {
 
   private middleware(): Middleware {
     return {
-      // The `Reject…` lens runs planMode.reject: ask for feedback before it reaches the server.
-      executeCommand: async (command, args, next) => {
-        if (command !== COMMAND_REJECT) {
-          return next(command, args) as unknown;
-        }
-        const feedback = await askRejectFeedback();
-        if (feedback === undefined) {
-          return undefined; // Escape: the plan stays under review.
-        }
-        return next(command, rejectCommandArgs(args, feedback)) as unknown;
-      },
       workspace: {
         // Answer with what the user set, like initializationOptions (see settings.ts).
         configuration: async (params, token, next) => {

@@ -1,17 +1,24 @@
 /**
- * One workspace folder's plan mode server and what it has said: the sessions it reported,
- * which Python runs it, or why it cannot run. The status bar and the commands read it here.
+ * One workspace folder's plan mode server and what it has said: the sessions it reported, the
+ * approvals it announced, which Python runs it, or why it cannot run. The status bar and the
+ * commands read it here.
  */
 
 import * as vscode from "vscode";
-import type { LanguageClient } from "vscode-languageclient/node";
+import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
 
-import type { PrivateEnvironment } from "../python/privateEnvironment";
 import { SOURCE_LABELS } from "../python/resolve";
-import { SessionTracker, type Approval, type SessionState } from "../state";
-import { problemView, serverLine, statusView, type StatusView } from "../status";
-import { ServerController, type ClientEvents, type ServerInfo } from "./controller";
-import type { Problem, ProblemNotices } from "./problems";
+import { SessionTracker, type Approval, type ApprovalResolved, type SessionState } from "../state";
+import {
+  inFolder,
+  problemView,
+  serverLine,
+  statusView,
+  type ServerNaming,
+  type StatusView,
+} from "../status";
+import { ServerController, type ClientEvents, type ServerInfo, type Shared } from "./controller";
+import type { Problem } from "./problems";
 
 export class FolderServer implements ClientEvents, vscode.Disposable {
   /** Its log channel (levels, timestamps, "Set Log Level…" in the Output view). */
@@ -21,6 +28,8 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
   // Which Python runs the server: every tooltip says it once the server runs.
   private serverInfo: string | undefined;
   private problem: Problem | undefined;
+  /** The approvals the server announced and has not resolved (a teammate's among them). */
+  private readonly approvals = new Set<string>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly stateChanged = new vscode.EventEmitter<SessionState>();
   /** What the status bar shows changed. */
@@ -29,26 +38,56 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
   readonly onDidChangeState = this.stateChanged.event;
 
   constructor(
-    readonly name: string,
-    log: vscode.LogOutputChannel,
-    context: vscode.ExtensionContext,
-    privateEnv: PrivateEnvironment,
-    notices: ProblemNotices,
+    readonly folder: vscode.WorkspaceFolder,
+    private readonly naming: ServerNaming,
+    shared: Shared,
   ) {
-    this.log = log;
-    this.controller = new ServerController(name, context, this.log, privateEnv, notices, this);
+    this.log = vscode.window.createOutputChannel(naming.name, { log: true });
+    this.controller = new ServerController(folder, naming, this.log, shared, this);
+  }
+
+  get name(): string {
+    return this.naming.name;
   }
 
   /** What the status bar shows for this server. */
   view(): StatusView {
-    return this.problem !== undefined
-      ? problemView(this.problem)
-      : statusView(this.sessions.current(), this.serverInfo);
+    const view =
+      this.problem !== undefined
+        ? problemView(this.problem)
+        : statusView(this.sessions.current(), this.serverInfo);
+    return this.naming.folder === undefined ? view : inFolder(view, this.naming.folder);
   }
 
   /** The plan waiting for review, if any. */
   pendingApproval(): Approval | undefined {
     return this.sessions.pending()?.pendingApproval ?? undefined;
+  }
+
+  /** Whether `approvalId` is one of this server's approvals still waiting. */
+  hasApproval(approvalId: string): boolean {
+    return (
+      this.approvals.has(approvalId) ||
+      this.sessions.all().some((s) => s.pendingApproval?.approvalId === approvalId)
+    );
+  }
+
+  /** Whether `path` is the plan file of one of this server's sessions. */
+  hasPlan(path: string): boolean {
+    return this.sessions
+      .all()
+      .some(
+        (s) =>
+          samePath(s.planFilePath, path) ||
+          (s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path)),
+      );
+  }
+
+  /** Whether `path` is a plan of this server's waiting for review. */
+  reviews(path: string): boolean {
+    return this.sessions
+      .all()
+      .some((s) => s.pendingApproval !== null && samePath(s.pendingApproval.planFilePath, path));
   }
 
   /** A state a request answered with (the server's notification may come later). */
@@ -62,7 +101,7 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     const running = this.controller.running;
     if (running === undefined) {
       void vscode.window
-        .showErrorMessage("The plan mode server is not running.", "Show Log")
+        .showErrorMessage(`The plan mode server${this.of()} is not running.`, "Show Log")
         .then((choice) => {
           if (choice) this.log.show();
         });
@@ -84,6 +123,20 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     }
   }
 
+  /**
+   * One of the server's commands (`workspace/executeCommand`); a failure is logged and shown
+   * by the language client, as for the commands it registers itself.
+   */
+  async executeCommand(command: string, args: unknown[]): Promise<unknown> {
+    const running = this.client();
+    if (running === undefined) return undefined;
+    try {
+      return await running.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    } catch (error) {
+      return running.handleFailedRequest(ExecuteCommandRequest.type, undefined, error, undefined);
+    }
+  }
+
   start(): Promise<void> {
     return this.controller.start();
   }
@@ -100,6 +153,13 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     return this.controller.fix();
   }
 
+  /** Its folder left the workspace: stop the server for good, and drop its log. */
+  async close(): Promise<void> {
+    this.controller.dispose();
+    await this.controller.stop();
+    this.dispose();
+  }
+
   dispose(): void {
     this.controller.dispose();
     this.changed.dispose();
@@ -107,11 +167,17 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     this.log.dispose();
   }
 
+  /** " of <folder>" where the window has several, for messages. */
+  private of(): string {
+    return this.naming.folder === undefined ? "" : ` of ${this.naming.folder}`;
+  }
+
   // What the controller reports.
 
   onStarting(): void {
     // A new server: what the old one said (a plan under review included) is gone with it.
     this.sessions.clear();
+    this.approvals.clear();
     this.serverInfo = undefined;
     this.problem = undefined;
     this.changed.fire();
@@ -125,6 +191,14 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     this.changed.fire();
   }
 
+  onApprovalRequested(approval: Approval): void {
+    this.approvals.add(approval.approvalId);
+  }
+
+  onApprovalResolved(resolved: ApprovalResolved): void {
+    this.approvals.delete(resolved.approvalId);
+  }
+
   onStarted(info: ServerInfo): void {
     this.serverInfo = serverLine({ ...info, sourceLabel: SOURCE_LABELS[info.source] });
     this.log.info(this.serverInfo);
@@ -133,8 +207,13 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
 
   onProblem(problem: Problem): void {
     this.sessions.clear();
+    this.approvals.clear();
     this.serverInfo = undefined;
     this.problem = problem;
     this.changed.fire();
   }
+}
+
+function samePath(a: string, b: string): boolean {
+  return vscode.Uri.file(a).fsPath === vscode.Uri.file(b).fsPath;
 }

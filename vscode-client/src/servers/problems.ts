@@ -29,15 +29,20 @@ const FIX_LABELS: Record<Problem["fix"], string> = {
   restart: "Restart Server",
 };
 
-/** The message of the one notification a problem gets. */
-export function problemMessage(problem: Problem): string {
+/**
+ * The message of the one notification a problem gets; `folder` names the server's folder in a
+ * window of several (the other problems are the same for every folder's server).
+ */
+export function problemMessage(problem: Problem, folder?: string): string {
   switch (problem.fix) {
     case "openSetting":
       return `Plan mode server cannot start: ${problem.reason}. Set ${PYTHON_PATH_SETTING} to a Python with planmode, or clear it to let the extension find or create one.`;
     case "createEnvironment":
       return `Plan mode needs a Python environment with planmode (${problem.reason}). Create a private one for this extension now? (python -m venv in VS Code's storage, then pip install planmode)`;
     case "restart":
-      return `Plan mode server stopped: ${problem.reason}.`;
+      return folder === undefined
+        ? `Plan mode server stopped: ${problem.reason}.`
+        : `Plan mode server of ${folder} stopped: ${problem.reason}.`;
   }
 }
 
@@ -50,11 +55,18 @@ export class ProblemNotices {
   private readonly told = new Map<string, Set<string>>();
 
   /**
-   * `server` (a name) has `problem`: tell the user, unless they were told already; the
-   * notification's button runs `fix`, its `Show Log` shows `log`.
+   * `server` (its name) has `problem`: tell the user, unless they were told already (of the
+   * same problem of another folder's server too); the notification's button runs `fix`, its
+   * `Show Log` shows `log`.
    */
-  notify(server: string, problem: Problem, log: vscode.LogOutputChannel, fix: () => void): void {
-    const message = problemMessage(problem);
+  notify(
+    server: string,
+    problem: Problem,
+    folder: string | undefined,
+    log: vscode.LogOutputChannel,
+    fix: () => void,
+  ): void {
+    const message = problemMessage(problem, folder);
     this.forget(server, message);
     const having = this.told.get(message);
     if (having !== undefined) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { COMMANDS } from "../../src/commands";
+import { COMMANDS, SERVER_COMMANDS } from "../../src/commands";
 import * as protocol from "../../src/protocol";
 import { dependencyEngine, readManifest } from "./helpers";
 
@@ -12,16 +12,22 @@ test("every client command is contributed and every contributed command is the c
   assert.deepEqual(contributed.map((c) => c.command).sort(), Object.values(COMMANDS).sort());
 });
 
-test("client commands never take a server command's id (the language client registers those)", () => {
-  const serverCommands = [
-    protocol.COMMAND_APPROVE,
-    protocol.COMMAND_REJECT,
-    protocol.COMMAND_KEEP_HUNK,
-    protocol.COMMAND_UNDO_HUNK,
-  ];
+test("the server's commands, registered once for every folder's server, are its COMMAND_* names", () => {
+  assert.deepEqual(
+    [...SERVER_COMMANDS].sort(),
+    [
+      protocol.COMMAND_APPROVE,
+      protocol.COMMAND_KEEP_HUNK,
+      protocol.COMMAND_REJECT,
+      protocol.COMMAND_UNDO_HUNK,
+    ].sort(),
+  );
+});
+
+test("client commands never take a server command's id (registered by servers/serverCommands.ts)", () => {
   for (const { command, category } of contributed) {
     assert.ok(command.startsWith("planMode.client."), command);
-    assert.ok(!serverCommands.includes(command), command);
+    assert.ok(!SERVER_COMMANDS.includes(command), command);
     assert.equal(category, "Plan Mode", command);
   }
 });

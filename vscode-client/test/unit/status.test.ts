@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { grantsText, PERMISSION_MODES } from "../../src/state";
-import { modePickItems, problemView, serverLine, statusView } from "../../src/status";
+import {
+  inFolder,
+  modePickItems,
+  problemView,
+  serverLine,
+  serverNaming,
+  statusView,
+} from "../../src/status";
 import { makeApproval, makeState } from "./helpers";
 
 test("the status bar names each mode with its icon and switches mode on click", () => {
@@ -148,4 +155,30 @@ test("prompts from a server without rules are still shown, marked unexplained", 
     text,
     "Approving also allows these commands without asking:\n• Bash “deploy” (the server did not say which commands)",
   );
+});
+
+test("a window on one folder keeps the plain name; a workspace names each server's folder", () => {
+  assert.deepEqual(serverNaming(undefined, new Set()), { name: "Plan Mode" });
+  assert.deepEqual(serverNaming("web", new Set(["Plan Mode (api)"])), {
+    name: "Plan Mode (web)",
+    folder: "web",
+  });
+  // Two folders of the same name: two logs the user can tell apart.
+  assert.deepEqual(serverNaming("web", new Set(["Plan Mode (web)"])), {
+    name: "Plan Mode (web 2)",
+    folder: "web 2",
+  });
+});
+
+test("in a workspace of several folders the status bar says which folder's server it shows", () => {
+  const view = inFolder(statusView(makeState({ mode: "plan" })), "web");
+  assert.equal(view.text, "$(book) Plan mode · web");
+  assert.match(
+    view.tooltip,
+    /^Permission mode: Plan mode\. Click to switch\.\n\nWorkspace folder: web$/,
+  );
+  assert.equal(view.action, "pickMode");
+  const problem = inFolder(problemView({ reason: "it exited", fix: "restart" }), "api");
+  assert.equal(problem.text, "$(error) Plan mode · api");
+  assert.equal(problem.action, "fixServer");
 });
