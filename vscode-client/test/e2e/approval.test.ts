@@ -5,14 +5,23 @@
 // through the lens — and switches mode from the status bar; a broken pythonPath setting gets
 // one notification whose button opens that setting.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { after, before, test, type TestContext } from "node:test";
-
-import type { Page } from "playwright-core";
+import { after, before } from "node:test";
 
 import { AgentConnection } from "./agent";
 import { openEditor, type Editor } from "./codeServer";
+import {
+  endpointPid,
+  lens,
+  parseEndpoint,
+  runCommand,
+  statusItem,
+  storySteps,
+  toast,
+  waitForFile,
+  waitUntil,
+} from "./helpers";
 
 interface State {
   mode: string;
@@ -35,11 +44,6 @@ interface ExitResult {
   grantedPrompts: { tool: string; prompt: string }[];
   toolResult: string;
 }
-/** The server's `.claude/plan-mode/endpoint.json`: where an agent connects, and who listens. */
-interface Endpoint {
-  socket: string;
-  pid: number;
-}
 
 const PLAN = `# Greet by name
 
@@ -51,52 +55,7 @@ const PLAN = `# Greet by name
 let editor: Editor;
 let agent: AgentConnection;
 let planPath: string;
-let failed = false;
-
-function statusItem(page: Page, text: string) {
-  return page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: text });
-}
-
-function lens(page: Page, title: string | RegExp) {
-  return page.locator(".codelens-decoration a:visible", { hasText: title });
-}
-
-function parseEndpoint(text: string): Endpoint {
-  return JSON.parse(text) as Endpoint;
-}
-
-function endpointPid(file: string): number {
-  return parseEndpoint(readFileSync(file, "utf8")).pid;
-}
-
-async function waitForFile(path: string, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return readFileSync(path, "utf8");
-}
-
-/** One step of the story: skipped after a failure, which leaves a screenshot and the logs. */
-function step(name: string, body: (page: Page) => Promise<void>): void {
-  test(name, async (t: TestContext) => {
-    if (failed) {
-      t.skip("an earlier step failed");
-      return;
-    }
-    try {
-      await body(editor.page);
-    } catch (error) {
-      failed = true;
-      const shot = await editor
-        .screenshot(`failed-${name.replace(/\W+/g, "-")}`)
-        .catch(() => "none");
-      console.error(`screenshot: ${shot}\n--- Plan Mode output ---\n${editor.clientLog()}`);
-      throw error;
-    }
-  });
-}
+const step = storySteps(() => editor);
 
 before(async () => {
   editor = await openEditor(
@@ -109,10 +68,6 @@ after(async () => {
   agent?.close();
   await editor?.close();
 });
-
-function toast(page: Page, text: string | RegExp) {
-  return page.locator(".notifications-toasts .notification-toast", { hasText: text });
-}
 
 step(
   "with no Python that has planmode, one notification offers the private environment",
@@ -327,22 +282,12 @@ step("the status bar switches mode through the quick pick", async (page) => {
   assert.equal(state.mode, "acceptEdits");
 });
 
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  const palette = page.locator(".quick-input-widget input");
-  await palette.fill(`>${title}`);
-  await page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first().waitFor();
-  await palette.press("Enter");
-}
-
 async function waitForLog(pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(editor.clientLog())) {
-    if (Date.now() > deadline) {
-      throw new Error(`the Plan Mode log has no ${pattern} after ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitUntil(
+    () => pattern.test(editor.clientLog()),
+    timeoutMs,
+    `the Plan Mode log to show ${pattern}`,
+  );
 }
 
 step("planMode.trace.server writes the JSON-RPC traffic into the Plan Mode log", async (page) => {

@@ -66,11 +66,17 @@ async function waitForHttp(url: string, timeoutMs: number, log: () => string): P
 
 export interface Editor {
   page: Page;
+  /** The folder opened, or the directory holding the workspace's folders and its file. */
   workspace: string;
+  /** The `.code-workspace` file opened, when `openEditor` was given `folders`. */
+  workspaceFile?: string;
   /** code-server's own output. */
   log(): string;
-  /** The extension's "Plan Mode" output channel (the client's and the server's log). */
-  clientLog(): string;
+  /**
+   * An output channel of the extension (the client's and its server's log): "Plan Mode" in a
+   * window on one folder, "Plan Mode (<folder>)" in a workspace of several.
+   */
+  clientLog(channel?: string): string;
   screenshot(
     name: string,
     clip?: { x: number; y: number; width: number; height: number },
@@ -82,10 +88,14 @@ export interface Editor {
  * Starts code-server on a fresh workspace with its own user data, extensions and XDG dirs
  * (nothing lands in $HOME), installs the .vsix, and opens the workspace in Chromium. The
  * profile is clean: only `settings` are set, and PATH holds nothing of the checkout.
+ *
+ * With `folders` (directories under the workspace directory, where `files` go too) it opens a
+ * multi-root workspace: `workspace.code-workspace` listing those folders.
  */
 export async function openEditor(
   settings: Record<string, unknown>,
   files: Record<string, string> = {},
+  folders?: string[],
 ): Promise<Editor> {
   for (const [what, path] of [
     ["the packaged extension (npm run package)", VSIX],
@@ -103,6 +113,13 @@ export async function openEditor(
     mkdirSync(dirname(join(workspace, name)), { recursive: true });
     writeFileSync(join(workspace, name), text);
   }
+  const workspaceFile =
+    folders === undefined ? undefined : join(workspace, "workspace.code-workspace");
+  if (workspaceFile !== undefined) {
+    for (const folder of folders ?? []) mkdirSync(join(workspace, folder), { recursive: true });
+    writeWorkspaceFile(workspaceFile, folders ?? []);
+  }
+  const opened = workspaceFile ?? workspace;
   const settingsFile = join(userData, "User/settings.json");
   const userSettings: Record<string, unknown> = {
     "security.workspace.trust.enabled": false,
@@ -148,7 +165,7 @@ export async function openEditor(
       ...dirs,
       "--bind-addr",
       `127.0.0.1:${port}`,
-      workspace,
+      opened,
     ],
     { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -183,7 +200,8 @@ export async function openEditor(
       ],
     });
     const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    const query = workspaceFile === undefined ? "folder" : "workspace";
+    await page.goto(`http://127.0.0.1:${port}/?${query}=${encodeURIComponent(opened)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
     mkdirSync(SCREENSHOTS, { recursive: true });
     const screenshot = async (
@@ -194,17 +212,22 @@ export async function openEditor(
       await page.screenshot({ path, clip });
       return path;
     };
-    const clientLog = () => {
+    const clientLog = (channel = "Plan Mode") => {
       const logs = join(userData, "logs");
       const files = existsSync(logs) ? (readdirSync(logs, { recursive: true }) as string[]) : [];
       return files
-        .filter((name) => name.endsWith("Plan Mode.log"))
+        .filter((name) => name.endsWith(`${channel}.log`))
         .map((name) => readFileSync(join(logs, name), "utf8"))
         .join("\n");
     };
-    return { page, workspace, log, clientLog, screenshot, close };
+    return { page, workspace, workspaceFile, log, clientLog, screenshot, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** A `.code-workspace` file listing `folders` (paths relative to the file). */
+export function writeWorkspaceFile(file: string, folders: string[]): void {
+  writeFileSync(file, JSON.stringify({ folders: folders.map((path) => ({ path })) }, null, 2));
 }
