@@ -91,7 +91,7 @@ def run_lsp(args: argparse.Namespace) -> int:
     if args.tcp:
         return run_tcp(args)
     from planmode.lsp.app import create_lazy_server
-    from planmode.lsp.wire import resyncing_stdin
+    from planmode.lsp.transport.framing import resyncing_stdin
 
     # Answers initialize first, then registers the features (see lsp/app.py).
     server = create_lazy_server()
@@ -101,11 +101,11 @@ def run_lsp(args: argparse.Namespace) -> int:
 
 
 def run_tcp(args: argparse.Namespace) -> int:
-    """Serve editors on a loopback port behind a token until stopped (see lsp/tcp.py)."""
+    """Serve editors on a loopback port behind a token until stopped (see lsp/transport/tcp.py)."""
     import asyncio
     from pathlib import Path
 
-    from planmode.lsp import tcp
+    from planmode.lsp.transport import tcp
 
     try:
         tcp.check_loopback(args.host)

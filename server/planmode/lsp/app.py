@@ -25,9 +25,10 @@ from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 
 log = logging.getLogger(__name__)
 
+# Each registers its handlers in register(server) (lsp/server.py), in this order.
 FEATURE_MODULES = (
     "lifecycle",
-    "endpoint",
+    "transport.endpoint",
     "settings",
     "state",
     "team_keys",

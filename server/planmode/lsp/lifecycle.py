@@ -13,10 +13,10 @@ from lsprotocol import types
 from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
 from planmode.lsp import team_watch
-from planmode.lsp.endpoint import announce, start_endpoint
 from planmode.lsp.models import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
 from planmode.lsp.settings import plan_mode_section, reload_settings
+from planmode.lsp.transport.endpoint import announce, start_endpoint
 
 
 def workspace_root(params: types.InitializeParams) -> Path:
@@ -36,7 +36,8 @@ def workspace_root(params: types.InitializeParams) -> Path:
 
 def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
     service = server.start_service(workspace_root(params))
-    # From now on a Claude Code hook of this workspace waits for the endpoint (lsp/endpoint.py).
+    # From now on a Claude Code hook of this workspace waits for the endpoint
+    # (lsp/transport/endpoint.py).
     announce(server)
     init_options = plan_mode_section(params.initialization_options)
     server.init_options = init_options

@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from planmode.core.service import PlanModeService
     from planmode.core.session import Session
     from planmode.lsp.codelens import LensMemo
-    from planmode.lsp.endpoint import AgentEndpoint
     from planmode.lsp.models import Params
     from planmode.lsp.payloads import ExitResult, Payload, SessionState
+    from planmode.lsp.transport.endpoint import AgentEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class PlanModeServer(LanguageServer):
         # validated key by key with the other settings sources (core/settings.py).
         self.init_options: object = None
         self.client_name: str | None = None
-        # The agent endpoint (lsp/endpoint.py), open once the workspace is known.
+        # The agent endpoint (lsp/transport/endpoint.py), open once the workspace is known.
         self.endpoint: AgentEndpoint | None = None
         # Session id -> its one wait for Claude Code's transcript to name the plan file
         # (lsp/tools.py): shared by concurrent calls, never repeated.

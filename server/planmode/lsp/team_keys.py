@@ -27,10 +27,10 @@ from planmode.core.errors import InvalidParams
 from planmode.core.session import Session
 from planmode.discovery import Connection, NoServer, RpcError
 from planmode.lsp import protocol
-from planmode.lsp.endpoint import SERVER_INFO, runtime_base
 from planmode.lsp.models import TeammateKeyParams, describe_validation_error
 from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeServer
+from planmode.lsp.transport.endpoint import SERVER_INFO, runtime_base
 
 log = logging.getLogger(__name__)
 

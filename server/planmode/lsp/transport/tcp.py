@@ -108,7 +108,7 @@ def choose_token(environ: dict[str, str] | os._Environ[str] = os.environ) -> str
 
 
 def default_endpoint_file(port: int) -> Path:
-    from planmode.lsp.endpoint import runtime_base
+    from planmode.lsp.transport.endpoint import runtime_base
 
     return runtime_base() / f"tcp-{port}.json"
 

@@ -42,7 +42,7 @@ from planmode.lsp import protocol
 from planmode.lsp.models import PingParams
 from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
-from planmode.lsp.wire import ResyncingReader
+from planmode.lsp.transport.framing import ResyncingReader
 
 log = logging.getLogger(__name__)
 

@@ -1,11 +1,16 @@
-"""LSP framing that recovers from garbage (server/planmode/lsp/wire.py)."""
+"""LSP framing that recovers from garbage (server/planmode/lsp/transport/framing.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 
-from planmode.lsp.wire import MAX_CONTENT_LENGTH, ResyncingReader, ResyncingStream, resync
+from planmode.lsp.transport.framing import (
+    MAX_CONTENT_LENGTH,
+    ResyncingReader,
+    ResyncingStream,
+    resync,
+)
 
 
 def test_a_header_glued_to_garbage_is_found_again() -> None:
