@@ -84,9 +84,9 @@ interface ContributedSettings {
 }
 
 /**
- * The life cycle: find a Python with planmode (resolve.ts), start the language
- * client on it, restart it when `planMode.server.*` changes (stop, dispose, start), and turn
- * every reason it cannot run into one problem with one fix.
+ * The life cycle: find a Python with planmode (resolve.ts), start the language client on it,
+ * restart it when `planMode.server.*` changes (stop, dispose, start), and turn every reason it
+ * cannot run into one problem with one fix.
  */
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
