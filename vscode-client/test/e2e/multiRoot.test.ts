@@ -88,6 +88,7 @@ step(
     );
     await page.waitForTimeout(600); // a second notification would be sliding in by now
     assert.equal(await page.locator(".notifications-toasts .notification-toast").count(), 1);
+    await editor.screenshot("multi-0-one-notification");
     await offer.getByRole("button", { name: "Create Environment" }).click();
     await waitUntil(() => FOLDERS.every(serverRuns), 240_000, "both folders' servers to run");
     for (const folder of FOLDERS) {
