@@ -24,7 +24,7 @@ Input from an agent is never an error here: what is not a well-formed todo is sk
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,19 +81,22 @@ def _task_id(raw: object) -> str | None:
     return None
 
 
-def todo_write_updates(tool_input: Mapping[str, Any]) -> list[TodoUpdate]:
-    """The updates of a ``TodoWrite`` input (malformed todos skipped)."""
+def todo_write_pairs(tool_input: Mapping[str, Any]) -> Iterator[tuple[str, StepStatus]]:
+    """``(text, status)`` of each well-formed todo of a ``TodoWrite`` input."""
     todos = tool_input.get("todos")
     if not isinstance(todos, list):
-        return []
-    found = []
+        return
     for todo in todos:
         if not isinstance(todo, Mapping):
             continue
         text, status = _text(todo.get("content")), status_of(todo.get("status"))
         if text is not None and status is not None:
-            found.append(TodoUpdate(text, status))
-    return found
+            yield text, status
+
+
+def todo_write_updates(tool_input: Mapping[str, Any]) -> list[TodoUpdate]:
+    """The updates of a ``TodoWrite`` input (malformed todos skipped)."""
+    return [TodoUpdate(text, status) for text, status in todo_write_pairs(tool_input)]
 
 
 class TaskLedger:
