@@ -99,7 +99,13 @@ class Request:
 
     @property
     def tools(self) -> list[dict[str, Any]]:
-        return list(self.body.get("tools") or [])
+        """The tools offered: ``tools``, and for models in code mode the ``additional_tools``
+        input item (namespaces flattened: ``functions`` plain, others ``namespace.name``)."""
+        offered = [t for t in self.body.get("tools") or [] if isinstance(t, dict)]
+        for item in self.items:
+            if item.get("type") == "additional_tools":
+                offered += _flatten_namespaces(item.get("tools") or [])
+        return offered
 
     @property
     def tool_names(self) -> list[str]:
@@ -150,6 +156,20 @@ class Request:
 
 _MODEL_ITEMS = {"function_call", "custom_tool_call", "reasoning", "local_shell_call"}
 _OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+
+
+def _flatten_namespaces(tools: list[Any], prefix: str = "") -> list[dict[str, Any]]:
+    flat: list[dict[str, Any]] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace":
+            name = str(tool.get("name") or "")
+            inner = "" if name == "functions" else f"{prefix}{name}."
+            flat += _flatten_namespaces(tool.get("tools") or [], inner)
+        else:
+            flat.append({**tool, "name": f"{prefix}{_tool_name(tool)}"})
+    return flat
 
 
 def _tool_name(tool: dict[str, Any]) -> str:
@@ -362,8 +382,14 @@ class FakeApi:
 
 
 def is_main_loop(request: Request) -> bool:
-    """The agent's own turns offer its tools; the title and other side requests do not."""
-    return request.method == "POST" and len(request.tools) > 2
+    """The agent's own turns offer its tools; the title request asks for structured output
+    (a JSON schema) and offers at most ``apply_patch``."""
+    if request.method != "POST" or not request.path.split("?")[0].endswith("/responses"):
+        return False
+    fmt = request.body.get("text")
+    if isinstance(fmt, dict) and isinstance(fmt.get("format"), dict):
+        return False
+    return any(name != "apply_patch" for name in request.tool_names)
 
 
 def side_answer(request: Request) -> list[dict[str, Any]]:

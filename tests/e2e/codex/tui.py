@@ -198,12 +198,14 @@ class Codex:
         base_url: str,
         work: Path,
         *,
+        model: str = MODEL,
         hooks: Mapping[str, list[dict[str, Any]]] | None = None,
         extra_config: str = "",
         extra_env: Mapping[str, str] | None = None,
         args: list[str] | None = None,
     ) -> None:
         self.version = version
+        self.model = model
         self.project = project
         self.home = home
         self.codex_home = home / ".codex"
@@ -216,7 +218,12 @@ class Codex:
         if hooks:
             trusted = hook_trust(write_project_hooks(project, hooks), hooks)
         self.config = write_config(
-            self.codex_home, project, base_url, trusted_hooks=trusted, extra=extra_config
+            self.codex_home,
+            project,
+            base_url,
+            model=model,
+            trusted_hooks=trusted,
+            extra=extra_config,
         )
         proxy = base_url.removesuffix("/v1")
         env = {
@@ -301,7 +308,7 @@ class Codex:
 
     def ready(self, timeout: float = 30.0) -> None:
         """Wait for the prompt's footer (the model's name): Codex is up and waiting."""
-        self.wait_status(f"(?i){re.escape(MODEL)} ", timeout)
+        self.wait_status(f"(?i){re.escape(self.model)} ", timeout)
 
     def plan_mode(self, timeout: float = 10.0) -> None:
         """Enter Codex's Plan mode with its ``/plan`` command (shift+tab cycles there too)."""
