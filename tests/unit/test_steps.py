@@ -84,6 +84,11 @@ STEP_TABLE = [
         id="a-verification-heading-is-no-steps-section",
     ),
     pytest.param(
+        "## Verification plan\n- run it\n\n## Implementation and testing\n- a\n",
+        ["a"],
+        id="a-heading-naming-work-and-testing-is-a-steps-section",
+    ),
+    pytest.param(
         "## Planned approach\nprose only\n\n## Steps\n- a\n",
         ["a"],
         id="a-matching-section-without-items-is-skipped",
@@ -150,6 +155,8 @@ VERIFICATION_TABLE = [
     ("## Steps\n- a\n- Verify: run `pytest`\n", (2, "Verify: run `pytest`", "step")),
     ("## Steps\n- a\n- **Verification**: run it\n", (2, "**Verification**: run it", "step")),
     ("## Steps\n- a\n- test the parser\n", None),
+    ("## Implementation and testing\n- a\n\n## Testing\n- b\n", (3, "Testing", "section")),
+    ("## Implementation and testing\n- a\n- Verify it\n", (2, "Verify it", "step")),
     ("```\n## Verification\n```\n", None),
 ]
 

@@ -11,7 +11,8 @@ its heading to the next heading of the same or a higher level, so ``## Implement
 
 * the plan's *title* — its first heading when every other heading is below it (``# Plan: add
   caching`` would otherwise hold the whole plan);
-* a verification heading (``## Test plan`` names a plan, but it is what to check afterwards).
+* a verification heading (``## Test plan`` names a plan, but it is what to check afterwards),
+  unless it also has a word for the work (``## Implementation and testing``).
 
 Without a steps section, the steps are the top-level list items of the whole plan. Markdown
 is read as a CommonMark reader would, line by line: fenced code (```` ``` ```` / ``~~~``,
@@ -25,9 +26,9 @@ A step's *text* is its item's first paragraph, marker and task box removed, line
 space. A box ticked in the approved text (``- [x]``) marks its step as already done: the plan
 the user approved says so (:attr:`PlanStep.checked`).
 
-**Verification.** The first heading with a word starting with ``verif`` (verification,
-verify), or ``testing`` / ``test plan``; else the first top-level list item whose text starts
-that way. Pointed out when every step is done.
+**Verification.** The first heading, other than the steps section's, with a word starting with
+``verif`` (verification, verify), or ``testing`` / ``test plan``; else the first top-level
+list item whose text starts that way. Pointed out when every step is done.
 
 **Matching text.** :func:`normalise` makes a todo's text and a step's comparable: leading
 list markers, task boxes and numbering (``2.``, ``2)``, ``Step 2:``) removed, Markdown
@@ -64,6 +65,8 @@ STATUS_RANK: dict[str, int] = {status: rank for rank, status in enumerate(STEP_S
 
 STEP_HEADING = re.compile(r"(?<![^\W_])(?:step|implementation|plan|change|to-?do)", re.I)
 VERIFICATION = re.compile(r"(?<![^\W_])(?:verif|testing\b|test[ \t]+plan\b)", re.I)
+# A heading with one of these words is about the work even when it also names testing.
+WORK_HEADING = re.compile(r"(?<![^\W_])(?:step|implementation|change|to-?do)", re.I)
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _ATX = re.compile(r"^ {0,3}(?P<level>#{1,6})(?:[ \t]+(?P<title>.*?))?[ \t]*$")
@@ -286,11 +289,19 @@ def _is_title(headings: tuple[Heading, ...], position: int) -> bool:
     )
 
 
+def _names_steps(title: str) -> bool:
+    """A steps heading: a step word, and not a verification heading (``Test plan``,
+    ``Verification plan``) unless it also names the work (``Implementation and testing``)."""
+    return STEP_HEADING.search(title) is not None and (
+        VERIFICATION.search(title) is None or WORK_HEADING.search(title) is not None
+    )
+
+
 def steps_section(parsed: Outline) -> Heading | None:
     """The heading of the steps section (the module's rules), or None."""
     headings = parsed.headings
     for position, heading in enumerate(headings):
-        if not STEP_HEADING.search(heading.title) or VERIFICATION.search(heading.title):
+        if not _names_steps(heading.title):
             continue
         if _is_title(headings, position):
             continue
@@ -303,11 +314,10 @@ def steps_section(parsed: Outline) -> Heading | None:
 def parse_steps(text: str) -> list[PlanStep]:
     """The steps of a plan (the module's rules); ``index`` counts from 0."""
     parsed = outline(text)
-    return _steps_of(parsed)
+    return _steps_of(parsed, steps_section(parsed))
 
 
-def _steps_of(parsed: Outline) -> list[PlanStep]:
-    section = steps_section(parsed)
+def _steps_of(parsed: Outline, section: Heading | None) -> list[PlanStep]:
     if section is None:
         chosen: Iterable[PlanStep] = parsed.items
     else:
@@ -319,12 +329,13 @@ def _steps_of(parsed: Outline) -> list[PlanStep]:
 
 def find_verification(text: str) -> Verification | None:
     """Where the plan says how to verify the change (the module's rules), or None."""
-    return _verification_of(outline(text))
+    parsed = outline(text)
+    return _verification_of(parsed, steps_section(parsed))
 
 
-def _verification_of(parsed: Outline) -> Verification | None:
+def _verification_of(parsed: Outline, section: Heading | None) -> Verification | None:
     for heading in parsed.headings:
-        if VERIFICATION.search(heading.title):
+        if heading != section and VERIFICATION.search(heading.title):
             return Verification(heading.line, heading.title, "section")
     for item in parsed.items:
         if VERIFICATION.match(_strip_markup(item.text).lstrip()):
@@ -342,7 +353,8 @@ class PlanStructure:
 
 def structure(text: str) -> PlanStructure:
     parsed = outline(text)
-    return PlanStructure(tuple(_steps_of(parsed)), _verification_of(parsed))
+    section = steps_section(parsed)
+    return PlanStructure(tuple(_steps_of(parsed, section)), _verification_of(parsed, section))
 
 
 # -- matching text ---------------------------------------------------------------------------
