@@ -363,7 +363,12 @@ def test_a_named_file_plan_file_or_outside_file_is_never_drift(
 def test_a_refused_call_changes_nothing(progress: Progress) -> None:
     for path in ("src/cache.py", "src/other.py"):
         assert progress.observe("Write", {"file_path": path}, "deny", denied=True) is UNCHANGED
+    todos = {"todos": [{"content": "Step 1", "status": "completed"}]}
+    assert progress.observe("TodoWrite", todos, denied=True) is UNCHANGED
+    assert progress.observe("TaskCreate", {"subject": "Step 2"}, denied=True) is UNCHANGED
+    assert progress.tasks.subjects == []
     assert progress.drift == [] and progress.steps[0].status == "pending"
+    assert progress.observe("TodoWrite", todos).changed  # the same call, allowed
 
 
 def test_an_edit_with_a_drifting_target_under_deny_moves_no_step(progress: Progress) -> None:

@@ -397,7 +397,10 @@ class Progress:
         denied: bool = False,
         at: str | None = None,
     ) -> Observation:
-        """A tool call as checkTool sees it (``denied``: checkTool refuses it anyway)."""
+        """A tool call as checkTool sees it (``denied``: checkTool refuses it anyway, so it
+        changes nothing: the call will not happen)."""
+        if denied:
+            return UNCHANGED
         if tool in TODO_TOOLS:
             return Observation(self.apply_tool(tool, tool_input))
         if tool in drift.WRITE_TOOLS:
