@@ -7,7 +7,8 @@ A running server listens on a Unix domain socket inside a 0700 directory and des
 its workspace's record in the user's runtime directory (:mod:`planmode.runtime`), the one the
 CLI trusts; ``<root>/.claude/plan-mode/endpoint.json`` (0600) says the same for people, but a
 file in the workspace could have come with the repository, so it decides nothing. Same
-``planMode/*`` methods and LSP framing as the editor connection.
+``planMode/*`` methods and LSP framing (:mod:`planmode.lsp.transport.framing`) as the editor
+connection.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planmode import runtime
+from planmode.lsp.transport import framing
 
 DISCOVERY_NAME = "endpoint.json"
 
@@ -81,7 +83,7 @@ class Connection:
         except OSError as exc:
             self._sock.close()
             raise NoServer(f"cannot connect to {socket_path}: {exc.strerror or exc}") from exc
-        self._buffer = b""
+        self._reader = framing.Reader()
         self._ids = itertools.count(1)
 
     def __enter__(self) -> Connection:
@@ -110,31 +112,17 @@ class Connection:
             return message.get("result")
 
     def _send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message).encode("utf-8")
-        self._sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self._sock.sendall(framing.encode(message))
 
     def _receive(self) -> dict[str, Any]:
-        while b"\r\n\r\n" not in self._buffer:
-            self._fill()
-        header, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
-        length = None
-        for line in header.split(b"\r\n"):
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value.strip())
-        if length is None:
-            raise ConnectionError("a message without Content-Length")
-        while len(self._buffer) < length:
-            self._fill()
-        body, self._buffer = self._buffer[:length], self._buffer[length:]
-        decoded = json.loads(body)
+        decoded = json.loads(framing.read_blocking(self._recv, self._reader))
         return decoded if isinstance(decoded, dict) else {}
 
-    def _fill(self) -> None:
+    def _recv(self) -> bytes:
         chunk = self._sock.recv(65536)
         if not chunk:
             raise ConnectionError("the server closed the connection")
-        self._buffer += chunk
+        return chunk
 
 
 def connect(root: Path, timeout: float | None = 30.0) -> Connection:

@@ -35,8 +35,9 @@ denied (fail closed); otherwise nothing is printed. Every input gets an answer a
 
 Stdlib only, and only what this path needs: it runs before every tool call, so its start-up
 is measured (``make bench``): no ``json`` module (its import pulls in ``re`` and ``enum`` and
-costs as much again as Python's own start-up) but the C codec under it, and no ``socket``
-module but ``_socket``.
+costs as much again as Python's own start-up) but the C codec under it, no ``socket``
+module but ``_socket``, and a minimal copy of the framer (:func:`next_message`;
+:mod:`planmode.lsp.transport.framing` imports json and re), pinned to it by a test.
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def request(
 
 def _send(sock: _socket.socket, msg_id: int, method: str, params: dict[str, Any]) -> None:
     data = dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
-    sock.sendall(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+    sock.sendall(frame(data))
 
 
 def _answer(sock: _socket.socket, keepalive: float | None) -> dict[str, Any]:
@@ -226,20 +227,11 @@ def _answer(sock: _socket.socket, keepalive: float | None) -> dict[str, Any]:
                 pinged = True
 
     while True:
-        while b"\r\n\r\n" not in buffer:
+        body, buffer = next_message(buffer)
+        if body is None:
             buffer += more()
-        header, _, buffer = buffer.partition(b"\r\n\r\n")
-        length = None
-        for line in header.split(b"\r\n"):
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        if length is None:
-            raise HookError("the plan-mode server sent a message without Content-Length")
-        while len(buffer) < length:
-            buffer += more()
-        message = loads(buffer[:length])
-        buffer = buffer[length:]
+            continue
+        message = loads(body)
         if not isinstance(message, dict) or "method" in message:
             continue  # a notification
         if message.get("id") == 2:
@@ -254,6 +246,44 @@ def _answer(sock: _socket.socket, keepalive: float | None) -> dict[str, Any]:
         if not isinstance(result, dict):
             raise HookError("the plan-mode server answered without a result")
         return result
+
+
+# The framer's minimal copy: planmode.lsp.transport.framing is the one reader, but it imports
+# json and re. tests/unit/test_framing.py feeds both the same bytes and pins the two alike.
+MAX_CONTENT_LENGTH = 128 * 1024 * 1024
+
+
+def frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+
+
+def next_message(buffer: bytes) -> tuple[bytes | None, bytes]:
+    """The first whole message's body in ``buffer``, and what follows it; ``(None, buffer)``
+    until more bytes arrive. A header line gives a length from its last ``Content-Length:``
+    (any case) on; other lines, and a blank line before any length, are passed over."""
+    length = None
+    at = 0
+    while True:
+        end = buffer.find(b"\n", at)
+        if end < 0:
+            return None, buffer
+        line, at = buffer[at : end + 1], end + 1
+        if not line.strip():
+            if length is not None:
+                break
+        elif length is None:
+            length = _header_length(line)
+    if len(buffer) - at < length:
+        return None, buffer
+    return buffer[at : at + length], buffer[at + length :]
+
+
+def _header_length(line: bytes) -> int | None:
+    at = line.lower().rfind(b"content-length:")
+    digits = line[at + 15 :].strip() if at >= 0 else b""
+    if not digits.isdigit() or len(digits) > 12 or int(digits) > MAX_CONTENT_LENGTH:
+        return None
+    return int(digits)
 
 
 def _recv(sock: _socket.socket) -> bytes:

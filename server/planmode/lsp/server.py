@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import os
 import uuid
@@ -106,6 +107,15 @@ class PlanModeProtocol(LanguageServerProtocol):
                 id=data["id"], method=method, jsonrpc=data["jsonrpc"], params=data.get("params")
             )
         return super().structure_message(data)
+
+    def handle_body(self, body: bytes) -> None:
+        """One framed message's body (lsp/transport/framing.py), as pygls's own loop hands a
+        message over: one that cannot be handled is logged and reported, never fatal."""
+        try:
+            self.handle_message(json.loads(body, object_hook=self.structure_message))
+        except Exception as exc:
+            log.exception("unable to handle a message")
+            self._server.report_server_error(exc, JsonRpcException)
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, dict) and message.get("method") != "initialize":

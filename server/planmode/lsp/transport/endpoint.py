@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcMethodNotFound
-from pygls.io_ import run_async
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage
 
 from planmode import __version__, runtime
@@ -42,7 +41,7 @@ from planmode.lsp import protocol
 from planmode.lsp.models import PingParams
 from planmode.lsp.payloads import OkResult
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
-from planmode.lsp.transport.framing import ResyncingReader
+from planmode.lsp.transport import framing
 
 log = logging.getLogger(__name__)
 
@@ -233,15 +232,14 @@ class AgentEndpoint:
             return
         protocol = AgentProtocol(self.server)
         protocol.set_writer(writer)
+        framed = framing.Reader()  # survives garbage: the agent's next message is read again
         try:
-            await run_async(
-                stop_event=self._stop,
-                reader=ResyncingReader(reader),
-                protocol=protocol,
-                logger=log,
-                error_handler=self.server.report_server_error,
-            )
-        except (ConnectionError, asyncio.IncompleteReadError):
+            while not self._stop.is_set():
+                body = await framing.read_async(reader, framed)
+                if body is None:
+                    break
+                protocol.handle_body(body)
+        except ConnectionError:
             pass
         finally:
             # A dropped agent cancels what it was waiting for, like $/cancelRequest.

@@ -4,9 +4,10 @@ A port on 127.0.0.1 is reachable by every local process and by every web page th
 (a ``text/plain`` POST needs no CORS preflight). So, per connection:
 
 * the listener binds loopback addresses only (:func:`check_loopback`);
-* the connection must speak LSP framing from its first byte: header lines other than
-  ``Content-Length: N`` and ``Content-Type: …`` — an HTTP request line such as
-  ``POST / HTTP/1.1`` — close it unanswered, before anything is parsed;
+* the connection must speak LSP framing from its first byte (strict reading,
+  :mod:`planmode.lsp.transport.framing`): header lines other than ``Content-Length: N`` and
+  ``Content-Type: …`` — an HTTP request line such as ``POST / HTTP/1.1`` — close it
+  unanswered, before anything is parsed;
 * its first message must be ``initialize`` carrying the server's token in
   ``initializationOptions.planMode.token`` (compared in constant time, then removed from the
   options). Anything else is answered with an error and the connection closed. The token is
@@ -30,7 +31,6 @@ import ipaddress
 import json
 import logging
 import os
-import re
 import secrets
 import signal
 import socket
@@ -39,13 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 from pygls.protocol import lsp_method
 
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
 from planmode.lsp import protocol
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.transport import framing
+from planmode.lsp.transport.framing import NotFramed
 
 log = logging.getLogger(__name__)
 
@@ -55,15 +56,6 @@ MIN_TOKEN_LENGTH = 16
 FIRST_MESSAGE_SECONDS = 10.0
 # Bigger than any initialize; a first message claiming more is not an editor.
 MAX_FIRST_MESSAGE = 1024 * 1024
-MAX_MESSAGE = 128 * 1024 * 1024
-MAX_HEADER_LINES = 8
-
-_LENGTH_RE = re.compile(rb"^Content-Length: *(\d{1,12})\r\n$", re.IGNORECASE)
-_TYPE_RE = re.compile(rb"^Content-Type: *[\x20-\x7e]*\r\n$", re.IGNORECASE)
-
-
-class NotLsp(Exception):
-    """The bytes on the connection are not LSP framing; it is closed unanswered."""
 
 
 class Refused(Exception):
@@ -111,43 +103,6 @@ def default_endpoint_file(port: int) -> Path:
     from planmode.lsp.transport.endpoint import runtime_base
 
     return runtime_base() / f"tcp-{port}.json"
-
-
-# -- framing -----------------------------------------------------------------------------------
-async def read_message(reader: asyncio.StreamReader, limit: int) -> bytes | None:
-    """One LSP-framed body, or None at a clean end of stream. Raises :class:`NotLsp` for a
-    header line that is not ``Content-Length``/``Content-Type``, a missing or oversized
-    length, too many header lines."""
-    length: int | None = None
-    for count in range(MAX_HEADER_LINES + 1):
-        try:
-            line = await reader.readline()
-        except (ValueError, asyncio.LimitOverrunError) as exc:  # a line over the buffer limit
-            raise NotLsp("a header line longer than any LSP header") from exc
-        if not line:
-            if count == 0:
-                return None
-            raise NotLsp("the connection ended inside a header")
-        if line == b"\r\n":
-            if length is None:
-                raise NotLsp("a header without Content-Length")
-            try:
-                return await reader.readexactly(length)
-            except asyncio.IncompleteReadError as exc:
-                raise NotLsp("the connection ended inside a message") from exc
-        match = _LENGTH_RE.match(line)
-        if match:
-            length = int(match.group(1))
-            if length > limit:
-                raise NotLsp(f"a message of {length} bytes (at most {limit} here)")
-        elif not _TYPE_RE.match(line):
-            raise NotLsp(f"not an LSP header: {line[:60]!r}")
-    raise NotLsp(f"more than {MAX_HEADER_LINES} header lines")
-
-
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def authenticate(body: bytes, token: str) -> dict[str, Any]:
@@ -255,10 +210,13 @@ class TcpListener:
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
+        # LSP framing from the first byte, and a first message no bigger than an initialize.
+        framed = framing.Reader(strict=True, limit=MAX_FIRST_MESSAGE)
         try:
-            first = await self._first_message(reader, writer, peer)
+            first = await self._first_message(reader, framed, writer, peer)
             if first is not None:
-                await self._serve(first, reader, writer)
+                framed.limit = framing.MAX_CONTENT_LENGTH
+                await self._serve(first, reader, framed, writer)
         except Exception:
             log.exception("TCP connection from %s failed", peer)
         finally:
@@ -266,13 +224,15 @@ class TcpListener:
                 writer.close()
 
     async def _first_message(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: Any
+        self,
+        reader: asyncio.StreamReader,
+        framed: framing.Reader,
+        writer: asyncio.StreamWriter,
+        peer: Any,
     ) -> dict[str, Any] | None:
         try:
-            body = await asyncio.wait_for(
-                read_message(reader, MAX_FIRST_MESSAGE), FIRST_MESSAGE_SECONDS
-            )
-        except NotLsp as exc:
+            body = await asyncio.wait_for(framing.read_async(reader, framed), FIRST_MESSAGE_SECONDS)
+        except NotFramed as exc:
             log.warning("closed a TCP connection from %s: %s", peer, exc)
             return None
         except (TimeoutError, ConnectionError):
@@ -286,7 +246,7 @@ class TcpListener:
             log.warning("refused a TCP connection from %s: %s", peer, exc.message)
             if exc.msg_id is not None:
                 error = {"code": -32600, "message": exc.message}
-                writer.write(frame({"jsonrpc": "2.0", "id": exc.msg_id, "error": error}))
+                writer.write(framing.encode({"jsonrpc": "2.0", "id": exc.msg_id, "error": error}))
                 with contextlib.suppress(ConnectionError):
                     await writer.drain()
             return None
@@ -295,6 +255,7 @@ class TcpListener:
         self,
         first: dict[str, Any],
         reader: asyncio.StreamReader,
+        framed: framing.Reader,
         writer: asyncio.StreamWriter,
     ) -> None:
         from planmode.lsp.app import create_server
@@ -305,31 +266,21 @@ class TcpListener:
         assert isinstance(rpc, TcpProtocol)
         rpc.set_writer(writer)
         try:
-            self._handle(server, json.dumps(first).encode("utf-8"))
+            rpc.handle_body(json.dumps(first).encode("utf-8"))
             while not rpc.closed:
                 try:
-                    body = await read_message(reader, MAX_MESSAGE)
-                except NotLsp as exc:
+                    body = await framing.read_async(reader, framed)
+                except NotFramed as exc:
                     log.warning("closed an editor's TCP connection: %s", exc)
                     break
                 except ConnectionError:
                     break
                 if body is None:
                     break
-                self._handle(server, body)
+                rpc.handle_body(body)
         finally:
             self.servers.discard(server)
             end_connection(server)
-
-    @staticmethod
-    def _handle(server: PlanModeServer, body: bytes) -> None:
-        rpc = server.protocol
-        try:
-            message = json.loads(body, object_hook=rpc.structure_message)
-            rpc.handle_message(message)
-        except Exception as exc:
-            log.exception("unable to handle a message")
-            server.report_server_error(exc, JsonRpcException)
 
 
 async def serve(host: str, port: int, token: str, endpoint_file: Path | None) -> None:
