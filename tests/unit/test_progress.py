@@ -378,7 +378,7 @@ def test_an_edit_with_a_drifting_target_under_deny_moves_no_step(progress: Progr
     assert [e.tool for e in progress.drift] == ["planMode/applyEdit"]
     asked = progress.observe_writes(["src/cache.py", "src/third.py"], "planMode/applyEdit", "ask")
     assert asked.outcome is not None and asked.outcome.behavior == "ask"
-    assert progress.steps[0].status == "inProgress"
+    assert statuses(progress)[0] == ("inProgress", "edit")
 
 
 def test_widening_the_plan_allows_a_file(progress: Progress, root: Path) -> None:
