@@ -53,8 +53,10 @@ HOOK_EVENTS = {
     "SubagentStop": "subagent_stop",
     "Stop": "stop",
 }
-# A command hook's timeout when it names none (seconds), as Codex fills it in before hashing.
+# A command hook's timeout when it names none (seconds), as Codex fills it in before hashing,
+# and the most it allows: a SessionEnd hook gets 1 s, at most 3 (measured on 0.169.0).
 DEFAULT_HOOK_TIMEOUT = {"SessionEnd": 1}
+MAX_HOOK_TIMEOUT = {"SessionEnd": 3}
 
 
 def versions() -> list[str]:
@@ -102,7 +104,7 @@ def hook_trust(hooks_file: Path, hooks: Mapping[str, list[dict[str, Any]]]) -> d
                 normalized: dict[str, Any] = {
                     "type": "command",
                     "command": hook["command"],
-                    "timeout": max(1, int(timeout)),
+                    "timeout": max(1, min(int(timeout), MAX_HOOK_TIMEOUT.get(event, 1 << 31))),
                     "async": bool(hook.get("async", False)),
                 }
                 if hook.get("statusMessage"):
