@@ -20,7 +20,7 @@ from pygls.lsp.client import LanguageClient
 
 from planmode.core.edits import EditError, apply_to_disk
 from planmode.lsp import protocol
-from planmode.lsp.edits import to_operations
+from planmode.lsp.features.edits import to_operations
 from planmode.lsp.server import plain
 
 PLAN = textwrap.dedent(

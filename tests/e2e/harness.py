@@ -22,7 +22,7 @@ from pytest_lsp.protocol import LanguageClientProtocol
 
 from planmode.core.edits import EditError, apply_to_disk, simulate, targets
 from planmode.discovery import discovery_path
-from planmode.lsp.edits import to_operations
+from planmode.lsp.features.edits import to_operations
 from planmode.lsp.server import plain
 
 NOTIFICATIONS = (

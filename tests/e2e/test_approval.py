@@ -600,8 +600,8 @@ async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
 
 async def test_exit_with_plan_updates_an_open_stale_buffer(editor: Editor) -> None:
     """An agent's new plan is never undone by older text open in the editor: the file gets
-    it, the unmodified buffer is left to the editor's reload (lsp/buffers.py), and until then
-    the approval takes the file."""
+    it, the unmodified buffer is left to the editor's reload (lsp/features/buffers.py), and until
+    then the approval takes the file."""
     entered = await editor.request("planMode/enter")
     plan_path = Path(entered["state"]["planFilePath"])
     plan_path.parent.mkdir(parents=True, exist_ok=True)

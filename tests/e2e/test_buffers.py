@@ -1,4 +1,4 @@
-"""Server-made changes to an open plan never corrupt the buffer (lsp/buffers.py)."""
+"""Server-made changes to an open plan never corrupt the buffer (lsp/features/buffers.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The editor's open buffers, as the LSP layer tells the service about them (lsp/buffers.py):
-what the user types there is theirs (core/provenance.py)."""
+"""The editor's open buffers, as the LSP layer tells the service about them
+(lsp/features/buffers.py): what the user types there is theirs (core/provenance.py)."""
 
 from __future__ import annotations
 

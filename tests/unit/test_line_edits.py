@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planmode.core.lines import lsp_lines
-from planmode.lsp import buffers
+from planmode.lsp.features import buffers
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "d\r", "e", "", "😀\n", "f"]), max_size=9)
 

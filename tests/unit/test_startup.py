@@ -62,8 +62,8 @@ def test_answering_initialize_imports_nothing_heavy() -> None:
         "_parser().parse_args(['lsp'])\n"
         "create_lazy_server()\n"
         "heavy = ('pydantic', 'tree_sitter', 'tree_sitter_bash', 'coolname', 'platformdirs',\n"
-        "         'planmode.core', 'planmode.lsp.models', 'planmode.lsp.lifecycle',\n"
-        "         'planmode.lsp.settings')\n"
+        "         'planmode.core', 'planmode.lsp.params', 'planmode.lsp.lifecycle',\n"
+        "         'planmode.lsp.features.settings')\n"
         "print('\\n'.join(sorted(m for m in sys.modules if m.startswith(heavy))))\n"
     )
     run = subprocess.run(

@@ -1,4 +1,4 @@
-"""The teammate's side of lsp/team_keys.py: the key it hands to the lead's servers."""
+"""The teammate's side of lsp/features/teammates/keys.py: the key it hands to the lead's servers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from planmode.core import plans
 from planmode.core.session import Session
-from planmode.lsp import team_keys
+from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.server import PlanModeServer
 from tests.unit.conftest import ServiceFactory
 

@@ -303,7 +303,7 @@ def lead(make_service: ServiceFactory) -> PlanModeService:
 
 
 def hand_key(mate: PlanModeService, session: Session, lead: PlanModeService) -> None:
-    """What lsp/team_keys.py does between the two servers."""
+    """What lsp/features/teammates/keys.py does between the two servers."""
     handed = mate.own_request_key(session)
     assert handed is not None
     rid, key, digest = handed

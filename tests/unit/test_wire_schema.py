@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from planmode.core.approval import Approval as CoreApproval
 from planmode.core.approval import ExitResult as CoreExitResult
-from planmode.lsp import payloads, protocol
+from planmode.lsp import protocol, results
 from planmode.lsp.app import create_server
 from planmode.lsp.schema import SCHEMA_PATH, render, wire_schema
 
@@ -45,9 +45,9 @@ def test_notifications_are_the_protocol_s() -> None:
 
 
 def test_an_omitted_field_is_left_out_when_none_and_optional_and_never_null_in_the_schema() -> None:
-    resolved = payloads.ApprovalResolved(approval_id="a1", outcome="rejected")
+    resolved = results.ApprovalResolved(approval_id="a1", outcome="rejected")
     assert resolved.wire() == {"approvalId": "a1", "outcome": "rejected"}
-    restored = payloads.ApprovalResolved(approval_id="a1", outcome="approved", restored_mode="plan")
+    restored = results.ApprovalResolved(approval_id="a1", outcome="approved", restored_mode="plan")
     assert restored.wire()["restoredMode"] == "plan"
     schema = wire_schema()["$defs"]["ApprovalResolved"]
     assert schema["required"] == ["approvalId", "outcome"]
@@ -56,7 +56,7 @@ def test_an_omitted_field_is_left_out_when_none_and_optional_and_never_null_in_t
 
 def test_a_nullable_field_is_always_sent_and_required_in_the_schema() -> None:
     result = CoreExitResult(outcome="approved", file_path="/p.md", tool_result="ok")
-    wire = payloads.ExitResult.from_core(result.to_wire()).wire()
+    wire = results.ExitResult.from_core(result.to_wire()).wire()
     assert wire == result.to_wire()
     assert wire["plan"] is None and wire["userEditsDiff"] is None
     schema = wire_schema()["$defs"]["ExitResult"]
@@ -66,14 +66,14 @@ def test_a_nullable_field_is_always_sent_and_required_in_the_schema() -> None:
 
 def test_a_core_form_must_match_its_model() -> None:
     approval = CoreApproval(session_id="s1", plan_file_path=Path("/p.md"), submitted_plan="x")
-    assert payloads.Approval.from_core(approval.to_wire()).wire() == approval.to_wire()
+    assert results.Approval.from_core(approval.to_wire()).wire() == approval.to_wire()
     with pytest.raises(ValidationError):
-        payloads.Approval.from_core({**approval.to_wire(), "unannounced": 1})
+        results.Approval.from_core({**approval.to_wire(), "unannounced": 1})
     with pytest.raises(ValidationError):
-        payloads.Approval.from_core({k: v for k, v in approval.to_wire().items() if k != "agentId"})
+        results.Approval.from_core({k: v for k, v in approval.to_wire().items() if k != "agentId"})
 
 
 def test_a_notification_takes_only_its_model() -> None:
     server = create_server()
     with pytest.raises(TypeError, match="approvalResolved"):
-        server.notify(protocol.APPROVAL_RESOLVED, payloads.OkResult())
+        server.notify(protocol.APPROVAL_RESOLVED, results.OkResult())

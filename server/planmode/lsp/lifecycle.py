@@ -12,10 +12,10 @@ from lsprotocol import types
 
 from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
-from planmode.lsp import team_watch
-from planmode.lsp.models import Params
+from planmode.lsp.features.settings import plan_mode_section, reload_settings
+from planmode.lsp.features.teammates import watch as team_watch
+from planmode.lsp.params import Params
 from planmode.lsp.server import PlanModeServer, uri_to_path
-from planmode.lsp.settings import plan_mode_section, reload_settings
 from planmode.lsp.transport.endpoint import announce, start_endpoint
 
 

@@ -1,8 +1,8 @@
 """The JSON schema of the whole wire: every request's params and result, every command's
 argument and result, every notification's params.
 
-It is generated from the models the server registers (:mod:`planmode.lsp.models`,
-:mod:`planmode.lsp.payloads`) into ``vscode-client/test/unit/wire-schema.json``, where the
+It is generated from the models the server registers (:mod:`planmode.lsp.params`,
+:mod:`planmode.lsp.results`) into ``vscode-client/test/unit/wire-schema.json``, where the
 client's unit tests check its TypeScript types against it (docs/protocol.md, "Shapes and
 schema"). ``make schema`` (``python -m planmode.lsp.schema [FILE]``) writes it, into the
 repository this module is in unless FILE is given; a unit test fails when the committed file
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from planmode.lsp.app import create_server
-from planmode.lsp.payloads import NOTIFICATIONS
+from planmode.lsp.results import NOTIFICATIONS
 from planmode.lsp.server import WireMethod
 
 # The schema's place in the repository, and the repository of this module (an editable

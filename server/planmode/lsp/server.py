@@ -1,7 +1,8 @@
 """The language server: owns the plan-mode service and wires LSP messages to it.
 
-Feature modules (``lifecycle``, ``settings``, ``state``, ``approval``, ``codelens``, ``edits``, …)
-each register their handlers on a :class:`PlanModeServer` in ``register(server)``. A handler is
+Feature modules (``lsp/features/``: ``sessions``, ``approval``, ``codelens``, ``edits``, …; and
+``lifecycle``) each register their handlers on a :class:`PlanModeServer` in ``register(server)``
+(lsp/app.py). A handler is
 a module-level function taking the server first, ``handler(server, params)``: standard LSP
 methods through ``server.feature`` (pygls passes the server to a first parameter annotated
 with the server's class), ``planMode/*`` methods and commands through :meth:`request` and
@@ -40,9 +41,9 @@ if TYPE_CHECKING:
     from planmode.core import errors
     from planmode.core.service import PlanModeService
     from planmode.core.session import Session
-    from planmode.lsp.codelens import LensMemo
-    from planmode.lsp.models import Params
-    from planmode.lsp.payloads import ExitResult, Payload, SessionState
+    from planmode.lsp.features.codelens import LensMemo
+    from planmode.lsp.params import Params
+    from planmode.lsp.results import ExitResult, Payload, SessionState
     from planmode.lsp.transport.endpoint import AgentEndpoint
 
 log = logging.getLogger(__name__)
@@ -157,16 +158,16 @@ class PlanModeServer(LanguageServer):
         # The agent endpoint (lsp/transport/endpoint.py), open once the workspace is known.
         self.endpoint: AgentEndpoint | None = None
         # Session id -> its one wait for Claude Code's transcript to name the plan file
-        # (lsp/tools.py): shared by concurrent calls, never repeated.
+        # (lsp/features/tools.py): shared by concurrent calls, never repeated.
         self.transcript_waits: dict[str, asyncio.Future[None]] = {}
         # Set at shutdown: background loops end.
         self.stopping = False
         # Warnings the user has been shown once, never again (where the state is kept).
         self.shown_warnings: set[str] = set()
-        # Reused approval lenses (lsp/codelens.py), made on first use.
+        # Reused approval lenses (lsp/features/codelens.py), made on first use.
         self.lens_memo: LensMemo | None = None
         self._uri_paths: dict[str, Path | None] = {}
-        # Open plans whose buffer did not take the server's last change (lsp/buffers.py).
+        # Open plans whose buffer did not take the server's last change (lsp/features/buffers.py).
         self.out_of_date: set[Path] = set()
         # What each open buffer held when the editor last opened, saved or reloaded it: a
         # buffer holding that text is unmodified in the editor.
@@ -215,7 +216,7 @@ class PlanModeServer(LanguageServer):
     def open_document_text(self, path: Path) -> str | None:
         """The text of ``path`` as the editor holds it, unsaved edits included.
 
-        None for a buffer that did not take a change the server made (lsp/buffers.py): the
+        None for a buffer that did not take a change the server made (lsp/features/buffers.py): the
         file is the plan until the buffer equals it again or is saved.
         """
         document = self.open_document(path)
@@ -257,8 +258,8 @@ class PlanModeServer(LanguageServer):
     # -- notifications --------------------------------------------------------------------
     def notify(self, method: str, params: Payload) -> None:
         """Send notification ``method``; its params must be the model it is declared with
-        (``NOTIFICATIONS`` in lsp/payloads.py)."""
-        from planmode.lsp.payloads import NOTIFICATIONS
+        (``NOTIFICATIONS`` in lsp/results.py)."""
+        from planmode.lsp.results import NOTIFICATIONS
 
         expected = NOTIFICATIONS.get(method)
         if type(params) is not expected:
@@ -267,7 +268,7 @@ class PlanModeServer(LanguageServer):
 
     def publish_state(self, session: Session, force: bool = False) -> SessionState:
         """Send ``planMode/didChangeState`` when the session's state differs from the last."""
-        from planmode.lsp.payloads import SessionState
+        from planmode.lsp.results import SessionState
 
         state = SessionState.from_core(self.service.state(session))
         if force or self._last_state.get(session.id) != state:
@@ -314,7 +315,7 @@ class PlanModeServer(LanguageServer):
         codes of docs/protocol.md §4; the handler's payload is answered in its wire form. The
         handler is returned unchanged, so tests can call it directly.
         """
-        from planmode.lsp.models import parse_params
+        from planmode.lsp.params import parse_params
 
         def register(handler: Callable[[PlanModeServer, P], Any]) -> Callable[..., Any]:
             self.wire_methods[method] = WireMethod(model, handler, command=False)
@@ -332,7 +333,7 @@ class PlanModeServer(LanguageServer):
     ) -> None:
         """Expose ``handler`` as ``workspace/executeCommand`` ``command`` with one object arg."""
         from planmode.core import errors
-        from planmode.lsp.models import parse_params
+        from planmode.lsp.params import parse_params
 
         self.wire_methods[command] = WireMethod(model, handler, command=True)
 

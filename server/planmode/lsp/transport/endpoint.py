@@ -38,8 +38,8 @@ from planmode.core.plans import write_atomic
 from planmode.core.state_dir import STATE, StatePlace
 from planmode.discovery import DISCOVERY_NAME
 from planmode.lsp import protocol
-from planmode.lsp.models import PingParams
-from planmode.lsp.payloads import OkResult
+from planmode.lsp.params import PingParams
+from planmode.lsp.results import OkResult
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 from planmode.lsp.transport import framing
 

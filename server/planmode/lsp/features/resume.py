@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from planmode.lsp import protocol
-from planmode.lsp.models import ForkParams, ResumeParams
-from planmode.lsp.payloads import ForkResult, ResumeResult
+from planmode.lsp.params import ForkParams, ResumeParams
+from planmode.lsp.results import ForkResult, ResumeResult
 from planmode.lsp.server import PlanModeServer
 
 

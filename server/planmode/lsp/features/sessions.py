@@ -1,4 +1,5 @@
-"""Session state requests: getState, setMode, enter, slashCommand (``/plan``), listPlans."""
+"""Sessions: their state and mode (getState, setMode, enter, slashCommand ``/plan``), their
+plans (listPlans) and their end (endSession)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from lsprotocol import types
 
 from planmode.core import prompts
 from planmode.lsp import protocol
-from planmode.lsp.approval import answer_superseded, change_mode
-from planmode.lsp.models import (
+from planmode.lsp.features.approval import answer_superseded, change_mode
+from planmode.lsp.params import (
     EndSessionParams,
     EnterParams,
     GetStateParams,
@@ -17,7 +18,7 @@ from planmode.lsp.models import (
     SetModeParams,
     SlashCommandParams,
 )
-from planmode.lsp.payloads import (
+from planmode.lsp.results import (
     EnterResult,
     ListPlansResult,
     PlanInfo,

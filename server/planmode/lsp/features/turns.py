@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from planmode.core import workflow
-from planmode.lsp import protocol, team_keys
-from planmode.lsp.models import AgentDefinitionsParams, NextTurnParams
-from planmode.lsp.payloads import (
+from planmode.lsp import protocol
+from planmode.lsp.features.teammates import keys as team_keys
+from planmode.lsp.params import AgentDefinitionsParams, NextTurnParams
+from planmode.lsp.results import (
     AgentDefinition,
     AgentDefinitionsResult,
     Attachment,

@@ -15,8 +15,8 @@ from lsprotocol import types
 
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
-from planmode.lsp.approval import review_message
-from planmode.lsp.payloads import Approval
+from planmode.lsp.features.approval import review_message
+from planmode.lsp.results import Approval
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)

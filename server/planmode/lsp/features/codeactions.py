@@ -1,7 +1,7 @@
 """Code actions on a plan under review: the lenses' decisions for editors without lenses.
 
 eglot, Helix and Neovim's ``vim.lsp.buf.code_action()`` show no code lenses, but all offer
-code actions. Every decision of :func:`planmode.lsp.codelens.plan_decisions` becomes one:
+code actions. Every decision of :func:`planmode.lsp.features.codelens.plan_decisions` becomes one:
 the approval's (and a teammate request's) anywhere in the plan, a hunk's Keep and Undo where
 the requested range touches the hunk. Same titles, commands, arguments and ``planSha256`` as
 the lenses, so a decision added there is offered here too.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from planmode.lsp.codelens import Lines, plan_decisions
+from planmode.lsp.features.codelens import Lines, plan_decisions
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 KIND = types.CodeActionKind.QuickFix

@@ -3,7 +3,7 @@
 Fields are snake_case in Python and camelCase on the wire (``alias_generator=to_camel``). The
 wire accepts only the camelCase names: a snake_case key is an unknown key, as it always was (the
 server builds params from Python names with :meth:`WireParams.build`). Results
-and notifications are in :mod:`planmode.lsp.payloads`.
+and notifications are in :mod:`planmode.lsp.results`.
 """
 
 from __future__ import annotations

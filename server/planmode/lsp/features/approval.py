@@ -21,15 +21,17 @@ from planmode.core.errors import NoPendingApproval, PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
 from planmode.core.review_state import Decision
 from planmode.core.session import Session
-from planmode.lsp import buffers, diagnostics, protocol, team_keys
-from planmode.lsp.models import (
+from planmode.lsp import protocol
+from planmode.lsp.features import buffers, diagnostics
+from planmode.lsp.features.teammates import keys as team_keys
+from planmode.lsp.params import (
     ApproveParams,
     ClaudeCodeParams,
     ExitParams,
     ListApprovalsParams,
     RejectParams,
 )
-from planmode.lsp.payloads import (
+from planmode.lsp.results import (
     Approval,
     ApprovalResolved,
     ExitResult,
@@ -75,7 +77,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
     server.waiters[approval.approval_id] = waiter
     if params.plan is not None and is_open is not None:
         # The approved plan is read from the buffer: it must hold the submitted plan, or the
-        # old text would look like the user's edit (lsp/buffers.py).
+        # old text would look like the user's edit (lsp/features/buffers.py).
         await buffers.change_plan(
             server, approval.plan_file_path, params.plan, "Plan submitted for approval"
         )

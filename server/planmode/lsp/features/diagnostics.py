@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from planmode.core.diagnostics import SOURCE, plan_diagnostics
 from planmode.core.lines import lsp_lines
-from planmode.lsp import buffers, comments
+from planmode.lsp.features import buffers, comments
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 SEVERITIES = {
@@ -51,7 +51,7 @@ def refresh(server: PlanModeServer, path: Path | None) -> None:
 
 def did_open(server: PlanModeServer, params: types.DidOpenTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
-    if path is not None:  # what an unmodified buffer holds (lsp/buffers.py)
+    if path is not None:  # what an unmodified buffer holds (lsp/features/buffers.py)
         server.saved_texts[path] = params.text_document.text
         buffers.opened(server, path, params.text_document.text)
     refresh(server, path)
@@ -66,7 +66,7 @@ def did_change(server: PlanModeServer, params: types.DidChangeTextDocumentParams
 
 def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
-    # The user saved the buffer: what it holds is the plan again (lsp/buffers.py).
+    # The user saved the buffer: what it holds is the plan again (lsp/features/buffers.py).
     if path is not None:
         server.out_of_date.discard(path)
         document = server.open_document(path)

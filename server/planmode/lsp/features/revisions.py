@@ -1,4 +1,5 @@
-"""Plan revisions: history requests, and Keep / Undo of an agent's changes hunk by hunk."""
+"""Plan revisions: the history requests (listRevisions, revisionDiff), and Keep / Undo of the
+agent's changes hunk by hunk (listHunks, keepHunk, undoHunk and their lenses)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from pathlib import Path
 from pygls.uris import to_fs_path
 
 from planmode.core.errors import InvalidParams
-from planmode.lsp import buffers, codelens, protocol
-from planmode.lsp.models import (
+from planmode.lsp import protocol
+from planmode.lsp.features import buffers, codelens
+from planmode.lsp.params import (
     HunkParams,
     ListHunksParams,
     Params,
     RevisionDiffParams,
     RevisionsParams,
 )
-from planmode.lsp.payloads import (
+from planmode.lsp.results import (
     HunkInfo,
     ListHunksResult,
     ListRevisionsResult,

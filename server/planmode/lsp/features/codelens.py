@@ -16,7 +16,7 @@ from planmode.core.comments import delivered, strip_comments
 from planmode.core.review import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
-from planmode.lsp.models import ApproveParams, HunkParams, RejectParams, WireParams
+from planmode.lsp.params import ApproveParams, HunkParams, RejectParams, WireParams
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 
@@ -166,7 +166,7 @@ def lens_memo(server: PlanModeServer) -> LensMemo:
 
 def out_of_date(approve: types.CodeLens) -> types.CodeLens:
     """The Approve lens while the buffer did not take the server's last change: the file,
-    not the buffer, is what it approves (lsp/buffers.py)."""
+    not the buffer, is what it approves (lsp/features/buffers.py)."""
     assert approve.command is not None
     title = f"{approve.command.title} {protocol.LENS_BUFFER_OUT_OF_DATE}"
     return types.CodeLens(
@@ -192,7 +192,7 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
     """Every decision the user can take on ``path`` now, each with the lines it is about.
 
     The one source of the review's commands: code lenses show all of them, code actions
-    (lsp/codeactions.py) those whose lines touch the requested range.
+    (lsp/features/codeactions.py) those whose lines touch the requested range.
     """
     decisions: list[tuple[types.CodeLens, Lines]] = []
     service = server.service

@@ -8,7 +8,8 @@ import logging
 from lsprotocol import types
 
 from planmode.core.settings import load_settings
-from planmode.lsp import diagnostics, protocol
+from planmode.lsp import protocol
+from planmode.lsp.features import diagnostics
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 log = logging.getLogger(__name__)

@@ -10,9 +10,9 @@ from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
 from planmode.lsp import protocol
-from planmode.lsp.approval import follow_claude_code
-from planmode.lsp.models import CheckToolParams
-from planmode.lsp.payloads import CheckToolResult
+from planmode.lsp.features.approval import follow_claude_code
+from planmode.lsp.params import CheckToolParams
+from planmode.lsp.results import CheckToolResult
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)

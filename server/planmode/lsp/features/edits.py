@@ -17,9 +17,10 @@ from lsprotocol.converters import get_converter
 
 from planmode.core import edits
 from planmode.core.errors import InvalidParams
-from planmode.lsp import buffers, diagnostics, protocol
-from planmode.lsp.models import ApplyEditParams
-from planmode.lsp.payloads import ApplyEditResult
+from planmode.lsp import protocol
+from planmode.lsp.features import buffers, diagnostics
+from planmode.lsp.params import ApplyEditParams
+from planmode.lsp.results import ApplyEditResult
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 _converter = get_converter()
@@ -204,9 +205,9 @@ def versioned_for_open_buffers(
     server: PlanModeServer, operations: list[edits.Operation]
 ) -> types.WorkspaceEdit | None:
     """The agent's text edits of open documents as versioned ``documentChanges`` against the
-    text the server knows each buffer holds (lsp/buffers.py): an editor whose buffer moved on
-    since refuses them instead of applying the ranges to other text. None when the edit has
-    file operations or targets a closed file (forwarded as the agent sent it), or the client
+    text the server knows each buffer holds (lsp/features/buffers.py): an editor whose buffer
+    moved on since refuses them instead of applying the ranges to other text. None when the edit
+    has file operations or targets a closed file (forwarded as the agent sent it), or the client
     cannot check versions."""
     if not server.client_supports("workspace", "workspace_edit", "document_changes"):
         return None
