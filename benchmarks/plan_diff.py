@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from planmode.core.review import hunks
+from planmode.core.revisions import hunks
 
 # Well under a second for a 1 MB plan: the hook waits 20 s for everything, on a shared machine.
 TARGET_MS = 500.0

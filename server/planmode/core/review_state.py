@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planmode.core import comments, history, plans, provenance, review, transcripts
+from planmode.core import comments, history, plans, provenance, revisions, transcripts
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -375,17 +375,17 @@ class ReviewState:
         if session is not None and session.pending is not None:
             session.pending = replace(session.pending, submitted_plan=text)
 
-    def hunks(self, path: Path) -> list[review.Hunk]:
+    def hunks(self, path: Path) -> list[revisions.Hunk]:
         """Unreviewed changes of a plan the user has seen (none when there is no review)."""
         current = self.observe(path)
         seen = self.seen.get(path)
         if seen is None or path not in self.revised:
             return []
-        found = review.hunks(seen, current)
+        found = revisions.hunks(seen, current)
         # A review comment the user writes is not a change of the agent's to review.
         return [h for h in found if h.old_lines or not comments.is_only_comments(h.new_lines)]
 
-    def find_hunk(self, path: Path, hunk_id: str) -> review.Hunk:
+    def find_hunk(self, path: Path, hunk_id: str) -> revisions.Hunk:
         hunk = next((h for h in self.hunks(path) if h.id == hunk_id), None)
         if hunk is None:
             raise PlanChanged()
@@ -393,12 +393,12 @@ class ReviewState:
 
     def keep_hunk(self, path: Path, hunk_id: str) -> None:
         hunk = self.find_hunk(path, hunk_id)
-        self.seen[path] = review.keep(self.seen[path], self.registry.read_text(path) or "", hunk)
+        self.seen[path] = revisions.keep(self.seen[path], self.registry.read_text(path) or "", hunk)
 
-    def undo_hunk(self, path: Path, hunk_id: str) -> tuple[review.Hunk, str]:
+    def undo_hunk(self, path: Path, hunk_id: str) -> tuple[revisions.Hunk, str]:
         """The hunk to revert and the plan text once it is reverted (the caller applies it)."""
         hunk = self.find_hunk(path, hunk_id)
-        return hunk, review.undo(self.registry.read_text(path) or "", hunk)
+        return hunk, revisions.undo(self.registry.read_text(path) or "", hunk)
 
 
 def _tool_result(tool: str, tool_input: dict[str, Any], text: str) -> str | None:

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from planmode.core.approval import Approval, approve_lens_title, plan_digest
 from planmode.core.comments import delivered, strip_comments
-from planmode.core.review import Hunk, summary
+from planmode.core.revisions import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
 from planmode.lsp.params import ApproveParams, HunkParams, RejectParams, WireParams

@@ -1,4 +1,4 @@
-"""Hunk-by-hunk review of agent revisions: the pure core and the service's seen/revised state."""
+"""The agent's revisions, hunk by hunk: the pure core and the service's seen/revised state."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planmode.core import review
+from planmode.core import revisions
 from planmode.core.errors import PlanChanged
-from planmode.core.review import Hunk
+from planmode.core.revisions import Hunk
 from planmode.core.service import PlanModeService
 from tests.unit.editor_buffers import Buffers
 
@@ -20,17 +20,17 @@ SEEN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n"
 
 def undo_all(current: str, found: list[Hunk]) -> str:
     for hunk in reversed(found):
-        current = review.undo(current, hunk)
+        current = revisions.undo(current, hunk)
     return current
 
 
 def keep_all(seen: str, current: str) -> str:
     # Each keep changes the seen text, so the remaining hunks are recomputed every time.
     for _ in range(1000):
-        found = review.hunks(seen, current)
+        found = revisions.hunks(seen, current)
         if not found:
             return seen
-        seen = review.keep(seen, current, found[0])
+        seen = revisions.keep(seen, current, found[0])
     raise AssertionError("keeping hunks did not converge")
 
 
@@ -38,13 +38,13 @@ def keep_all(seen: str, current: str) -> str:
 
 
 def test_identical_texts_have_no_hunks() -> None:
-    assert review.hunks(SEEN, SEEN) == []
-    assert review.hunks("", "") == []
+    assert revisions.hunks(SEEN, SEEN) == []
+    assert revisions.hunks("", "") == []
 
 
 def test_one_replaced_line_is_one_hunk() -> None:
     current = SEEN.replace("2. Change the greeting\n", "2. Change the greeting to Hi\n")
-    (hunk,) = review.hunks(SEEN, current)
+    (hunk,) = revisions.hunks(SEEN, current)
     assert hunk.start == 3 and hunk.seen_start == 3
     assert hunk.new_lines == ("2. Change the greeting to Hi\n",)
     assert hunk.old_lines == ("2. Change the greeting\n",)
@@ -55,7 +55,7 @@ def test_two_separate_changes_are_two_hunks_in_order() -> None:
     current = (
         "# Better plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n4. Test\n"
     )
-    first, second = review.hunks(SEEN, current)
+    first, second = revisions.hunks(SEEN, current)
     assert (first.start, first.new_lines, first.old_lines) == (
         0,
         ("# Better plan\n",),
@@ -68,11 +68,11 @@ def test_two_separate_changes_are_two_hunks_in_order() -> None:
 
 def test_insertion_only_and_deletion_only_hunks() -> None:
     inserted = SEEN.replace("3. Run", "2b. Keep the old one\n3. Run")
-    (hunk,) = review.hunks(SEEN, inserted)
+    (hunk,) = revisions.hunks(SEEN, inserted)
     assert hunk.old_lines == () and hunk.new_lines == ("2b. Keep the old one\n",)
     assert hunk.counts == (1, 0)
     deleted = SEEN.replace("2. Change the greeting\n", "")
-    (hunk,) = review.hunks(SEEN, deleted)
+    (hunk,) = revisions.hunks(SEEN, deleted)
     assert hunk.new_lines == () and hunk.old_lines == ("2. Change the greeting\n",)
     assert hunk.start == 3 and hunk.counts == (0, 1)
 
@@ -80,11 +80,11 @@ def test_insertion_only_and_deletion_only_hunks() -> None:
 def test_last_line_without_newline_is_its_own_line() -> None:
     seen = "a\nb"
     current = "a\nb\nc"
-    (hunk,) = review.hunks(seen, current)
+    (hunk,) = revisions.hunks(seen, current)
     assert hunk.old_lines == ("b",)
     assert hunk.new_lines == ("b\n", "c")
-    assert review.undo(current, hunk) == seen
-    assert review.keep(seen, current, hunk) == current
+    assert revisions.undo(current, hunk) == seen
+    assert revisions.keep(seen, current, hunk) == current
 
 
 def test_hunk_lines_are_lsp_lines() -> None:
@@ -92,27 +92,27 @@ def test_hunk_lines_are_lsp_lines() -> None:
     # shift the hunk's line numbers away from the editor's.
     seen = "# Plan\x0c page\nintro\u2028same line\nold step\n"
     current = "# Plan\x0c page\nintro\u2028same line\nnew step\n"
-    (hunk,) = review.hunks(seen, current)
+    (hunk,) = revisions.hunks(seen, current)
     assert hunk.start == 2
     assert hunk.new_lines == ("new step\n",)
-    assert review.undo(current, hunk) == seen
+    assert revisions.undo(current, hunk) == seen
 
 
 def test_crlf_lines_keep_their_endings() -> None:
     seen = "a\r\nb\r\nc\r\n"
     current = "a\r\nB\r\nc\r\n"
-    (hunk,) = review.hunks(seen, current)
+    (hunk,) = revisions.hunks(seen, current)
     assert hunk.old_lines == ("b\r\n",) and hunk.new_lines == ("B\r\n",)
-    assert review.undo(current, hunk) == seen
+    assert revisions.undo(current, hunk) == seen
 
 
 def test_hunk_id_is_stable_and_depends_on_both_sides() -> None:
     current = SEEN.replace("1. Read", "1. Skim")
-    (a,) = review.hunks(SEEN, current)
-    (b,) = review.hunks(SEEN, current)
+    (a,) = revisions.hunks(SEEN, current)
+    (b,) = revisions.hunks(SEEN, current)
     assert a.id == b.id and len(a.id) == 16
-    (other_new,) = review.hunks(SEEN, SEEN.replace("1. Read", "1. Study"))
-    (other_old,) = review.hunks(SEEN.replace("1. Read", "1. Open"), current)
+    (other_new,) = revisions.hunks(SEEN, SEEN.replace("1. Read", "1. Study"))
+    (other_old,) = revisions.hunks(SEEN.replace("1. Read", "1. Open"), current)
     assert len({a.id, other_new.id, other_old.id}) == 3
     moved = Hunk(a.start + 1, a.new_lines, a.seen_start, a.old_lines)
     assert moved.id != a.id
@@ -123,37 +123,37 @@ def test_hunk_id_is_stable_and_depends_on_both_sides() -> None:
 
 def test_undo_restores_exactly_the_old_lines() -> None:
     current = SEEN.replace("2. Change the greeting\n", "2. Change it\n2b. And more\n")
-    (hunk,) = review.hunks(SEEN, current)
-    assert review.undo(current, hunk) == SEEN
+    (hunk,) = revisions.hunks(SEEN, current)
+    assert revisions.undo(current, hunk) == SEEN
 
 
 def test_keep_folds_the_hunk_into_the_seen_text() -> None:
     current = "# Plan v2\n" + SEEN[len("# Plan\n") :] + "4. Ship\n"
-    first, _ = review.hunks(SEEN, current)
-    kept = review.keep(SEEN, current, first)
+    first, _ = revisions.hunks(SEEN, current)
+    kept = revisions.keep(SEEN, current, first)
     assert kept == "# Plan v2\n" + SEEN[len("# Plan\n") :]
-    (left,) = review.hunks(kept, current)
+    (left,) = revisions.hunks(kept, current)
     assert left.new_lines == ("4. Ship\n",)
 
 
 def test_undo_of_a_hunk_that_no_longer_matches_raises() -> None:
     current = SEEN.replace("1. Read", "1. Skim")
-    (hunk,) = review.hunks(SEEN, current)
+    (hunk,) = revisions.hunks(SEEN, current)
     with pytest.raises(ValueError):
-        review.undo(current.replace("1. Skim", "1. Glance"), hunk)
+        revisions.undo(current.replace("1. Skim", "1. Glance"), hunk)
     with pytest.raises(ValueError):
-        review.keep(SEEN.replace("1. Read", "1. Open"), current, hunk)
+        revisions.keep(SEEN.replace("1. Read", "1. Open"), current, hunk)
 
 
 def test_summary_names_what_undo_brings_back() -> None:
     current = SEEN.replace("2. Change the greeting\n", "")
-    (hunk,) = review.hunks(SEEN, current)
-    assert review.summary(hunk) == "restores “2. Change the greeting”"
+    (hunk,) = revisions.hunks(SEEN, current)
+    assert revisions.summary(hunk) == "restores “2. Change the greeting”"
     two = Hunk(0, (), 0, ("first\n", "second\n"))
-    assert review.summary(two) == "restores “first” +1 more"
-    assert review.summary(Hunk(0, ("x\n", "y\n"), 0, ())) == "removes 2 added line(s)"
-    assert review.summary(Hunk(0, ("x\n",), 0, ("   \n",))) == "restores “(blank line)”"
-    long = review.summary(Hunk(0, (), 0, ("x" * 100 + "\n",)), width=10)
+    assert revisions.summary(two) == "restores “first” +1 more"
+    assert revisions.summary(Hunk(0, ("x\n", "y\n"), 0, ())) == "removes 2 added line(s)"
+    assert revisions.summary(Hunk(0, ("x\n",), 0, ("   \n",))) == "restores “(blank line)”"
+    long = revisions.summary(Hunk(0, (), 0, ("x" * 100 + "\n",)), width=10)
     assert long == "restores “xxxxxxxxx…”"
 
 
@@ -175,32 +175,32 @@ def texts(draw: st.DrawFn) -> str:
 @settings(max_examples=300, deadline=None)
 @given(texts(), texts())
 def test_undoing_every_hunk_from_the_last_yields_seen(seen: str, current: str) -> None:
-    assert undo_all(current, review.hunks(seen, current)) == seen
+    assert undo_all(current, revisions.hunks(seen, current)) == seen
 
 
 @settings(max_examples=300, deadline=None)
 @given(texts(), texts())
 def test_keeping_every_hunk_makes_seen_current(seen: str, current: str) -> None:
     assert keep_all(seen, current) == current
-    found = review.hunks(seen, current)
+    found = revisions.hunks(seen, current)
     folded = seen
     # Keeping the hunks from last to first needs no recomputation: earlier lines stay put.
     for hunk in reversed(found):
-        folded = review.keep(folded, current, hunk)
+        folded = revisions.keep(folded, current, hunk)
     assert folded == current
 
 
 @settings(max_examples=200, deadline=None)
 @given(texts())
 def test_hunks_of_identical_texts_are_empty(text: str) -> None:
-    assert review.hunks(text, text) == []
+    assert revisions.hunks(text, text) == []
 
 
 @settings(max_examples=200, deadline=None)
 @given(texts(), texts())
 def test_hunks_tile_the_current_text(seen: str, current: str) -> None:
     lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", current)
-    for hunk in review.hunks(seen, current):
+    for hunk in revisions.hunks(seen, current):
         assert hunk.new_lines or hunk.old_lines
         assert tuple(lines[hunk.start : hunk.start + len(hunk.new_lines)]) == hunk.new_lines
 

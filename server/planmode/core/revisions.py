@@ -1,4 +1,4 @@
-"""Diff-style review of plan revisions: hunks between what the user saw and the plan now.
+"""The agent's revisions of a plan the user saw: hunks between that text and the plan now.
 
 Once the user has seen a plan (its approval is pending, or it was rejected), an agent's
 revision is shown hunk by hunk. Each :class:`Hunk` says which lines of the current text
