@@ -1,4 +1,4 @@
-"""Comparing an agent's revision with the plan the user saw (docs/protocol.md §5.1, review):
+"""Comparing an agent's revision with the plan the user saw (docs/protocol.md §5.1):
 the hunks of a 1 MB plan of many repeated lines, against reading the same file, in one run.
 
 Every lens, code action and decision of a plan under review diffs the revision against the
@@ -66,7 +66,7 @@ def revise(seen: list[str], chooser: random.Random) -> list[str]:
 def plan_diff_cost(rounds: int) -> int:
     """Print the median time of the hunks of a 1 MB revision and of reading the file, and
     their ratio; the number of missed targets."""
-    print(f"\n{'review diff (1 MB plan)':<36}{'hunks':>10}{'read file':>11}{'ratio':>8}  target")
+    print(f"\n{'revision diff (1 MB plan)':<36}{'hunks':>10}{'read file':>11}{'ratio':>8}  target")
     misses = 0
     for headed, name in ((True, "steps of repeated lines"), (False, "only repeated lines")):
         chooser = random.Random(20)

@@ -1,4 +1,4 @@
-"""Plan-quality diagnostics: what a reviewer would point out about a plan file.
+"""Plan-quality diagnostics: what a careful reader would point out about a plan file.
 
 The checks (docs/protocol.md §8): a plan past 11,617 characters (the 90th percentile of plan
 lengths measured in real sessions; longer plans were rejected far more often); the ``cap``

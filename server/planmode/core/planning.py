@@ -17,7 +17,7 @@ from planmode.core.approval import Approval
 from planmode.core.errors import AgentContext, InvalidParams, PlanModeDisabled
 from planmode.core.modes import AutoModeSettings, PermissionMode
 from planmode.core.registry import SessionRegistry
-from planmode.core.review_state import ReviewState
+from planmode.core.review import ReviewState
 from planmode.core.session import Session
 from planmode.core.settings import Settings
 from planmode.core.teammates import Teammates

@@ -5,7 +5,7 @@ here and results into responses and notifications. Every method validates before
 anything, so a call that raises :class:`~planmode.core.errors.PlanModeError` has changed
 nothing. The front only composes the parts: the sessions and their plan files
 (:mod:`~planmode.core.registry`), the session's mode, turns and settings
-(:mod:`~planmode.core.planning`), plans under review (:mod:`~planmode.core.review_state`),
+(:mod:`~planmode.core.planning`), plans under review (:mod:`~planmode.core.review`),
 teammates (:mod:`~planmode.core.teammates`), resume and fork (:mod:`~planmode.core.resume`) and
 the permission check (:mod:`~planmode.core.enforcement`).
 """
@@ -21,7 +21,7 @@ from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
 from planmode.core.planning import Planning
 from planmode.core.registry import SessionRegistry, TextReader
-from planmode.core.review_state import ReviewState
+from planmode.core.review import ReviewState
 from planmode.core.session import Session, SessionStore
 from planmode.core.settings import Settings
 from planmode.core.teammates import Teammates

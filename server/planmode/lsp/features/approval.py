@@ -19,7 +19,7 @@ from planmode.core import claude_code, prompts
 from planmode.core.approval import rejected_exit
 from planmode.core.errors import NoPendingApproval, PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
-from planmode.core.review_state import Decision
+from planmode.core.review import Decision
 from planmode.core.session import Session
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, diagnostics

@@ -1,4 +1,4 @@
-"""Regression tests for defects found in review."""
+"""Regression tests for defects found in an audit of the code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regression tests for defects found in review, through the real server."""
+"""Regression tests for defects found in an audit of the code, through the real server."""
 
 from __future__ import annotations
 

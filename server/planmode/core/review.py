@@ -1,5 +1,6 @@
-"""Plans under review: the pending approval of each session, the user's decision on it, and
-the agent's revisions of a plan the user has seen, reviewed hunk by hunk.
+"""The review: the plans that wait for the user's decision — each session's pending approval,
+the decision on it — and the agent's revisions of a plan the user has seen, which the user
+keeps or undoes hunk by hunk (the hunks: :mod:`~planmode.core.revisions`).
 
 For each plan path this keeps the text the user has seen (a pending or rejected plan), whether
 the agent revised it since, whether its last exit was empty, the review comments sent with
