@@ -128,7 +128,7 @@ def run_tcp(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     if (sys.argv[1:] if argv is None else argv) == ["hook"]:
-        from planmode.hook import run as run_hook
+        from planmode.agents.claude_code.hook import run as run_hook
 
         return run_hook()
     from planmode.agent_cli import run as run_agent_verb
@@ -141,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_demo()
     if args.verb == "init":
-        from planmode.claude_setup import run as run_init
+        from planmode.agents.claude_code.init import run as run_init
 
         return run_init(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
     if args.verb == "hook":
-        from planmode.hook import run as run_hook
+        from planmode.agents.claude_code.hook import run as run_hook
 
         return run_hook()
     return run_agent_verb(args)

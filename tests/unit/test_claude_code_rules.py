@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from planmode import hook
+from planmode.agents.claude_code import hook
 from planmode.core import claude_code_rules
 from planmode.core.approval import AllowedPrompt
 from planmode.core.claude_code_rules import Caller

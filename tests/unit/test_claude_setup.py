@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from planmode.agents.claude_code import shell_prefix
-from planmode.claude_setup import (
+from planmode.agents.claude_code.init import (
     SetupError,
     hook_command,
     is_planmode_hook,

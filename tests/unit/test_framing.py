@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planmode import hook
+from planmode.agents.claude_code import hook
 from planmode.lsp.transport import framing
 from planmode.lsp.transport.framing import MAX_CONTENT_LENGTH, NotFramed, Reader, resync
 

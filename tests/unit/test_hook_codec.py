@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planmode import hook
+from planmode.agents.claude_code import hook
 
 JSON = st.recursive(
     st.none()
@@ -47,7 +47,8 @@ def test_unencodable_values_are_a_type_error() -> None:
 def test_the_hook_path_imports_neither_json_nor_socket_nor_typing() -> None:
     """What `planmode hook` loads before it reads its input: measured in make bench."""
     code = (
-        "import sys; sys.argv = ['planmode', 'hook']; import planmode.cli, planmode.hook; "
+        "import sys; sys.argv = ['planmode', 'hook']; "
+        "import planmode.cli, planmode.agents.claude_code.hook; "
         "print(' '.join(sorted(m for m in ('json', 'socket', 'typing', 're', 'pathlib', "
         "'pydantic', 'pygls', 'argparse') if m in sys.modules)))"
     )
@@ -62,7 +63,7 @@ def test_json_cut_short_is_a_value_error(cut: str) -> None:
     """Inside an array or object the C scanner reports through json.decoder, which the hook
     does not load: still a ValueError (it was a SystemError)."""
     code = (
-        "import sys; from planmode import hook\n"
+        "import sys; from planmode.agents.claude_code import hook\n"
         f"try: hook.loads({cut!r})\n"
         "except ValueError: print('json' in sys.modules)\n"
     )
