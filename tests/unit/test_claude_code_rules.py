@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from planmode.agents.claude_code import hook
-from planmode.core import claude_code_rules
+from planmode.agents.claude_code.rules import Caller
 from planmode.core.approval import AllowedPrompt
-from planmode.core.claude_code_rules import Caller
-from planmode.core.permissions import Decision
+from planmode.core.permissions import VOUCHED, Decision
 from planmode.core.rules import path_rule_covers
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
@@ -69,7 +68,7 @@ def bash(command: str) -> dict[str, Any]:
 
 
 def test_the_hook_passes_on_exactly_the_vouched_allows() -> None:
-    assert hook.VOUCHED == claude_code_rules.VOUCHED
+    assert hook.VOUCHED == VOUCHED
 
 
 @pytest.mark.parametrize("place", ["user", "project", "local", "managed", "drop-in"])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from planmode.agents.claude_code.adapter import ClaudeCode
 from planmode.core.paths import UnsafePath, agreed_path
 from planmode.core.plans import find_plan_file, is_plan_file, list_plan_files
 from planmode.core.service import PlanModeService
@@ -161,11 +162,12 @@ def test_the_service_knows_claude_codes_adopted_plan_file(root: Path, tmp_path: 
     (config / "plans").mkdir(parents=True)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"type": "user", "slug": "claude-slug"}\n')
-    service = PlanModeService(root)
+    service = PlanModeService(root, agents=(ClaudeCode(),))
     session = service.require_session("cc-1")
     plan = config / "plans" / "claude-slug.md"
     assert not service.is_plan_file(plan)
-    service.learn_claude_code(session, str(transcript), str(root), str(config))
+    call = service.agent(ClaudeCode).call(service.root, str(transcript), str(root), str(config))
+    service.learn_plan_file(session, call)
     assert service.plan_path(session) == plan
     assert service.is_plan_file(plan)
     assert service.is_plan_file(config / "plans" / "claude-slug-agent-x.md")

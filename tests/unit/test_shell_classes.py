@@ -985,7 +985,7 @@ def test_without_a_directory_git_is_denied_only_when_the_caller_should_have_name
     """A Claude Code call without cwd: its shell may be anywhere, so git is denied (other
     reads are not). A caller that names no directory at all (the CLI, an editor) says the
     line runs at the root."""
-    from planmode.core.claude_code_rules import Caller
+    from planmode.agents.claude_code.rules import Caller
     from planmode.core.service import PlanModeService
     from planmode.core.settings import Settings
 

@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from planmode.core import claude_code_rules, permissions, shell
+from planmode.core import permissions, shell
+from planmode.core.agents import AgentRules
 from planmode.core.registry import SessionRegistry
 from planmode.core.session import Session
 from planmode.sandbox import probe as sandbox_probe
@@ -24,14 +25,14 @@ def check_tool(
     tool_input: dict[str, Any],
     agent_id: str | None = None,
     hide: Sequence[str] = (),
-    caller: claude_code_rules.Caller | None = None,
+    caller: AgentRules | None = None,
     cwd: str | None = None,
 ) -> permissions.Decision:
     """The decision on one tool call of ``session`` (or of its subagent ``agent_id``). An
     allowed Bash command while planning also says how to run it in the OS sandbox (``hide``:
-    directories the sandbox covers, the agent endpoint's). A call from Claude Code
-    (``caller``) that plan mode would vouch for gets Claude Code's own answer instead where
-    Claude Code's rules or prompts would deny or ask (:mod:`planmode.core.claude_code_rules`).
+    directories the sandbox covers, the agent endpoint's). A call of an agent with rules of its
+    own (``caller``, :class:`~planmode.core.agents.AgentRules`) that plan mode would vouch for
+    gets the agent's own answer instead where its rules or prompts would deny or ask.
     ``cwd``: the directory a Bash line runs in (:func:`shell_directory`)."""
     settings = registry.settings
     where, unknown = shell_directory(cwd, caller)
@@ -60,27 +61,22 @@ def check_tool(
     decision = permissions.decide(tool, tool_input, context)
     if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
         decision = _sandboxed(registry, decision, str(tool_input.get("command")), hide)
-    if (
-        caller is not None
-        and decision.behavior == "allow"
-        and decision.rule in claude_code_rules.VOUCHED
-    ):
+    if caller is not None and decision.behavior == "allow" and decision.rule in permissions.VOUCHED:
         own_plan = decision.rule == permissions.RULE_PLAN_WRITE and context.plan_adopted
-        objection = claude_code_rules.objection(tool, tool_input, decision.rule, caller, own_plan)
+        objection = caller.objection(tool, tool_input, decision.rule, own_plan)
         if objection is not None:
-            # Should the user allow it when Claude Code asks, it still runs in the sandbox.
+            # Should the user allow it when the agent asks, it still runs in the sandbox.
             kept = decision.sandbox if objection.behavior == "ask" else None
             return replace(objection, sandbox=kept)
     return decision
 
 
-def shell_directory(
-    cwd: str | None, caller: claude_code_rules.Caller | None
-) -> tuple[Path | None, str | None]:
+def shell_directory(cwd: str | None, caller: AgentRules | None) -> tuple[Path | None, str | None]:
     """Where a Bash line runs, or why that is not known (docs/protocol.md §6): the caller's
-    ``cwd`` (else Claude Code's, from its hook) when it is an absolute path; without one, the
+    ``cwd`` (else the agent's, as its call says) when it is an absolute path; without one, the
     workspace root (None) for a caller that names no directory (the CLI, an editor), but not
-    known for Claude Code, whose shell keeps the directory an earlier ``cd`` left it in."""
+    known for an agent with its own shell (``caller``), which keeps the directory an earlier
+    ``cd`` left it in."""
     if cwd is None and caller is not None and caller.cwd is not None:
         cwd = str(caller.cwd)
     if cwd is not None:
@@ -88,7 +84,7 @@ def shell_directory(
             return Path(cwd), None
         return None, f"cwd {cwd!r} is not an absolute path"
     if caller is not None:
-        return None, "a call from Claude Code without cwd"
+        return None, f"a call from {caller.name} without cwd"
     return None, None
 
 

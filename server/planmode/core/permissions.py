@@ -94,6 +94,10 @@ RULE_SETTINGS_ASK = "settings.ask"
 RULE_SETTINGS_ALLOW = "settings.allow"
 RULE_GRANT = "grant"
 RULE_MODE = "mode"
+# The allows plan mode vouches for: its own (the plan file, a proven read-only Bash line, a
+# planning agent) and a granted prompt. An agent's own rules may still object to one
+# (core/agents.py); the Claude Code hook passes on exactly these.
+VOUCHED = frozenset({RULE_PLAN_WRITE, RULE_PLAN_BASH, RULE_PLAN_AGENT, RULE_GRANT})
 
 
 @dataclass(frozen=True)

@@ -315,3 +315,23 @@ def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:
         match = _AGENT_SUFFIX_RE.match(stem)
         slug, agent = (match["slug"], match["agent"]) if match else (stem, None)
         yield PlanFileInfo(Path(entry.path), slug, agent, stat.st_mtime, stat.st_size)
+
+
+def exit_path_refusal(raw: str, plan: Path, adopted_from: str | None = None) -> str | None:
+    """Why ExitPlanMode's ``planFilePath`` ``raw`` is refused for a session whose plan file is
+    ``plan`` (docs/protocol.md §3); None when it names that file or, for a plan file adopted
+    from an agent (``adopted_from``: what named it), a subagent's next to it. It never chooses
+    the plan file: it may only agree with the one the session has."""
+    given = Path(os.path.normpath(raw)) if os.path.isabs(raw) and "\x00" not in raw else None
+    if given == plan:
+        return None
+    if (
+        adopted_from is not None
+        and given is not None
+        and given.parent == plan.parent
+        and given.name.startswith(f"{plan.stem}-agent-")
+        and is_plan_name(given.name)
+    ):
+        return None  # a subagent's file next to the session's
+    source = f"the file {adopted_from} names" if adopted_from is not None else "this session's own"
+    return f"its planFilePath {raw!r} is not the session's plan file {plan} ({source})"

@@ -7,6 +7,8 @@ model was trained on these texts.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 ENTERED_PLAN_MODE = (
     "Entered plan mode. You should now focus on exploring the codebase and designing an "
     "implementation approach."
@@ -146,3 +148,13 @@ TEAMMATE_KEY_LOST_FEEDBACK = (
     "so the team lead's answer to it cannot be verified. You are still in plan mode: call "
     "ExitPlanMode again to submit your plan to the team lead."
 )
+
+
+def refused_exit_text(reason: str, plan: Path) -> str:
+    """What the agent reads when its ExitPlanMode is refused before any approval
+    (docs/protocol.md §3)."""
+    return (
+        f"Plan mode refused ExitPlanMode: {reason}. Nothing was submitted or written and you "
+        f"are still in plan mode. The plan is reviewed in {plan}: write it there and call "
+        "ExitPlanMode again."
+    )

@@ -1,5 +1,6 @@
 """The sessions of one workspace: loaded from disk or created, saved, and what each owns on
-disk — its plan file (named by its slug, or adopted from Claude Code) and its transcript.
+disk — its plan file (named by its slug, or adopted from the agent that names its own:
+:mod:`planmode.core.agents`) and its transcript.
 
 Settings live here too, for the two things sessions take from them: where plans are kept
 (``plansDirectory``) and the allow rules every session's modes carry.
@@ -8,14 +9,14 @@ Settings live here too, for the two things sessions take from them: where plans 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from planmode.core import claude_code, modes, plans, transcripts
+from planmode.core import modes, plans, transcripts
+from planmode.core.agents import NotAdoptable, PlanFileAgent, PlanFileReport
 from planmode.core.approval import plan_digest
 from planmode.core.errors import InvalidParams
 from planmode.core.modes import PermissionMode
@@ -32,8 +33,12 @@ LeavePlan = Callable[[Session, PermissionMode | None], modes.Transition]
 
 
 class SessionRegistry:
-    def __init__(self, root: Path, settings: Settings) -> None:
+    def __init__(
+        self, root: Path, settings: Settings, agents: Sequence[PlanFileAgent] = ()
+    ) -> None:
         self.root = root.resolve()
+        # The agents that name their own plan files: a saved adoption is theirs to re-check.
+        self.agents = tuple(agents)
         # The server's own files: never reached through a symlink (core/state_dir.py).
         self.state = StatePlace(self.root, STATE)
         self.mailboxes = StatePlace(self.root, TEAMS)
@@ -45,9 +50,7 @@ class SessionRegistry:
         self.open_document_text: TextReader = lambda _path: None
         # (session, plan path) -> digest of the last snapshot written to the transcript.
         self._snapshots: dict[tuple[str, Path], str] = {}
-        # Session id -> what its Claude Code transcript said so far (read on from there).
-        self._transcripts: dict[str, claude_code.TranscriptFacts] = {}
-        # Session id -> why the plan file its transcript names is not adopted.
+        # Session id -> why the plan file its agent reports is not adopted.
         self._not_adopted: dict[str, str] = {}
         self._state_warnings: list[str] | None = None
         self.configure(settings)
@@ -151,12 +154,12 @@ class SessionRegistry:
 
     def plan_file_refusal(self, session: Session, agent_id: str | None = None) -> str | None:
         """Why the session's plan file may not be written now; None when it may: the plans
-        directory is refused, the plan file Claude Code's transcript names could not be
-        adopted, or a symlink is on the way to it."""
+        directory is refused, the plan file its agent reports could not be adopted, or a
+        symlink is on the way to it."""
         if session.plan_file is None:
             not_adopted = self._not_adopted.get(session.id)
             if not_adopted is not None:
-                return f"Claude Code's plan file is not used ({not_adopted})"
+                return not_adopted
             if self._location.refused is not None:
                 return self._location.refused
         try:
@@ -177,7 +180,7 @@ class SessionRegistry:
         return plans.is_plan_file(raw, self.root, self._usable_plans_directory, self._adopted())
 
     def _adopted(self) -> Iterator[Path]:
-        """The plan files sessions adopted (Claude Code's own, outside the plans directory)."""
+        """The plan files sessions adopted (an agent's own, outside the plans directory)."""
         return (s.plan_file for s in self.sessions.values() if s.plan_file is not None)
 
     def read_plan(self, session: Session, agent_id: str | None = None) -> str | None:
@@ -193,7 +196,11 @@ class SessionRegistry:
         pending = {
             s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
         }
-        adopted = {p: i for p, i in self.store.adopted().items() if self._still_adoptable(p)}
+        adopted = {
+            path: session_id
+            for path, (session_id, source) in self.store.adopted().items()
+            if self._still_adoptable(path, source)
+        }
         adopted.update({s.plan_file: s.id for s in self.sessions.values() if s.plan_file})
         directory = self._usable_plans_directory
         found = list(plans.list_plan_files(directory)) if directory is not None else []
@@ -222,45 +229,30 @@ class SessionRegistry:
         listed.sort(key=lambda p: str(p["modified"]), reverse=True)
         return listed
 
-    # -- Claude Code's own plan file --------------------------------------------------------
-    def learn_claude_code(
-        self,
-        session: Session,
-        transcript: str | None = None,
-        project: str | None = None,
-        config: str | None = None,
-    ) -> str | None:
-        """Adopt the plan file Claude Code writes for this session (docs/claude-code.md), as
-        its transcript names it. A path that may not be adopted
-        (:func:`planmode.core.claude_code.check_adoptable`) is not: the session keeps no
-        writable plan file until it is fixed. Returns what to tell the user the first time
-        the session's file is refused; None otherwise."""
-        if transcript is None:
-            return None
-        path = Path(transcript)
-        if not path.is_absolute() or path.suffix != ".jsonl":
-            raise InvalidParams(f"field 'transcriptPath': {transcript!r} is no transcript")
+    # -- an agent's own plan file ----------------------------------------------------------
+    def learn_plan_file(self, session: Session, report: PlanFileReport) -> str | None:
+        """Adopt the plan file the agent reports for this session (docs/protocol.md §3). A
+        path that may not be adopted is not: the session keeps no writable plan file until it
+        is fixed. Returns what to tell the user the first time the session's file is refused;
+        None otherwise."""
         if session.plan_file is not None:
             return None  # once adopted, the file stays the session's
-        facts = claude_code.read_transcript(
-            path, self._transcripts.get(session.id, claude_code.TranscriptFacts())
-        )
-        self._transcripts[session.id] = facts
+        agent = report.agent
         try:
-            found = claude_code.adopted_plan_file(facts, self._claude_code_where(project, config))
-        except claude_code.NotAdoptable as exc:
-            reason = str(exc)
+            found = report.plan_file(session.id)
+        except NotAdoptable as exc:
+            reason = f"{agent.name}'s plan file is not used ({exc})"
             if self._not_adopted.get(session.id) == reason:
                 return None
             self._not_adopted[session.id] = reason
-            log.warning("session %s: not adopting Claude Code's plan file: %s", session.id, reason)
+            log.warning("session %s: not adopting %s's plan file: %s", session.id, agent.name, exc)
             return (
-                f"Plan mode does not use Claude Code's plan file for session {session.id}: "
-                f"{reason}. While it plans, no file may be written."
+                f"Plan mode does not use {agent.name}'s plan file for session {session.id}: "
+                f"{exc}. While it plans, no file may be written."
             )
         if found is None:
             return None
-        session.plan_file, session.plan_file_source = found
+        session.plan_file, session.plan_file_source = found.path, found.source
         session.slug = session.plan_file.stem
         self._not_adopted.pop(session.id, None)
         self.save(session)
@@ -270,8 +262,8 @@ class SessionRegistry:
         self, session: Session, plan_file: str | None, agent_id: str | None = None
     ) -> str | None:
         """Why an ExitPlanMode of the planning ``session`` must be refused before anything is
-        written: its plan file may not be written, or its ``planFilePath`` (Claude Code's
-        ExitPlanMode input) names another file than the session's. None: go ahead."""
+        written: its plan file may not be written, or its ``planFilePath`` (ExitPlanMode's
+        input) names another file than the session's. None: go ahead."""
         refusal = self.plan_file_refusal(session, agent_id)
         if refusal is not None:
             return f"the plan file cannot be written: {refusal}"
@@ -281,44 +273,38 @@ class SessionRegistry:
             plan = self.plan_path(session, agent_id)
         except InvalidParams:
             return None  # the exit itself reports the agentId
-        return claude_code.exit_path_refusal(plan_file, plan, session.plan_file is not None)
+        adopted_from = None
+        if session.plan_file is not None:
+            agent = self._adopter(session.plan_file_source)
+            adopted_from = agent.named_by if agent is not None else "its agent"
+        return plans.exit_path_refusal(plan_file, plan, adopted_from)
 
-    def _claude_code_where(
-        self, project: str | None = None, config: str | None = None
-    ) -> claude_code.Where:
-        project_dir = self._project_dir(project)
-        config_dir = claude_code.config_dir(config)
-        settings = claude_code.plans_directory_settings(
-            claude_code.settings_files(project_dir, config_dir)
-        )
-        return claude_code.Where(project_dir, config_dir, self.root, tuple(settings))
+    def _adopter(self, source: str | None) -> PlanFileAgent | None:
+        """The agent an adoption saved with ``source`` was learned from."""
+        return next((a for a in self.agents if source and a.learned(source)), None)
 
     def _check_saved_adoption(self, session: Session) -> None:
         """A saved session's adopted file is checked again as if just learned (a session file
         is in the workspace, which a repository can ship); one that fails is dropped, and
-        learned again from the next hook's transcript."""
-        if session.plan_file is not None and not self._still_adoptable(session.plan_file):
+        learned again from the agent's next report."""
+        if session.plan_file is not None and not self._still_adoptable(
+            session.plan_file, session.plan_file_source
+        ):
             session.plan_file = session.plan_file_source = None
 
-    def _still_adoptable(self, path: Path) -> bool:
-        """Whether a saved adopted file passes :func:`claude_code.check_adoptable` (with
-        this server's Claude Code configuration directory) again."""
+    def _still_adoptable(self, path: Path, source: str | None) -> bool:
+        """Whether a saved adopted file passes its agent's check again (no agent of this
+        server learned it: it does not)."""
+        agent = self._adopter(source)
+        if agent is None:
+            log.warning("a saved plan file %s is not used: no agent here adopted it", path)
+            return False
         try:
-            claude_code.check_adoptable(str(path), self._claude_code_where())
-        except claude_code.NotAdoptable as exc:
+            agent.recheck(path, self.root)
+        except NotAdoptable as exc:
             log.warning("a saved plan file is not used: %s", exc)
             return False
         return True
-
-    def _project_dir(self, raw: str | None) -> Path:
-        """Claude Code's project root: the given directory when it is this workspace or inside
-        it, else the workspace root."""
-        if raw and os.path.isabs(raw):
-            candidate = Path(os.path.normpath(raw))
-            real = Path(os.path.realpath(candidate))
-            if real == self.root or real.is_relative_to(self.root):
-                return candidate
-        return self.root
 
     # -- transcripts ----------------------------------------------------------------------
     def record(self, session: Session, event: dict[str, Any]) -> None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from planmode.core import claude_code_rules, enforcement, modes, permissions, resume
+from planmode.core import enforcement, modes, permissions, resume
+from planmode.core.agents import AgentRules, PlanFileAgent
 from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
 from planmode.core.planning import Planning
@@ -27,10 +28,19 @@ from planmode.core.settings import Settings
 from planmode.core.teammates import Teammates
 from planmode.sandbox import probe as sandbox_probe
 
+A = TypeVar("A", bound=PlanFileAgent)
+
 
 class PlanModeService:
-    def __init__(self, root: Path, settings: Settings | None = None) -> None:
-        self.registry = registry = SessionRegistry(root, settings or Settings())
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings | None = None,
+        agents: Sequence[PlanFileAgent] = (),
+    ) -> None:
+        """``agents``: the agents that name their own plan files (core/agents.py), whose
+        adoptions a session may have saved."""
+        self.registry = registry = SessionRegistry(root, settings or Settings(), agents)
         self.review = review = ReviewState(registry, self._leave_plan)
         self.teammates = teammates = Teammates(registry, self._leave_plan, review.provenance)
         self.planning = planning = Planning(registry, review, teammates)
@@ -49,7 +59,7 @@ class PlanModeService:
         self.plan_path = registry.plan_path
         self.find_plan_file = registry.find_plan_file
         self.is_plan_file = registry.is_plan_file
-        self.learn_claude_code = registry.learn_claude_code
+        self.learn_plan_file = registry.learn_plan_file
         self.exit_refusal = registry.exit_refusal
         self.read_plan = registry.read_plan
         self.read_text = registry.read_text
@@ -86,6 +96,13 @@ class PlanModeService:
     @property
     def root(self) -> Path:
         return self.registry.root
+
+    def agent(self, kind: type[A]) -> A:
+        """The plan-file agent of type ``kind`` this service was given."""
+        found = next((a for a in self.registry.agents if isinstance(a, kind)), None)
+        if found is None:
+            raise LookupError(f"this service was given no {kind.__name__}")
+        return found
 
     @property
     def settings(self) -> Settings:
@@ -152,13 +169,14 @@ class PlanModeService:
         tool_input: dict[str, Any],
         agent_id: str | None = None,
         hide: Sequence[str] = (),
-        caller: claude_code_rules.Caller | None = None,
+        caller: AgentRules | None = None,
         cwd: str | None = None,
     ) -> permissions.Decision:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
-        §6), an allowed planning Bash command with its sandbox; for a call from Claude Code
-        (``caller``), never an allow its own rules or prompts would not give; ``cwd``: where
-        a Bash line runs (git only where it opens the workspace's own repository)."""
+        §6), an allowed planning Bash command with its sandbox; for a call of an agent with
+        rules of its own (``caller``), never an allow those rules or prompts would not give;
+        ``cwd``: where a Bash line runs (git only where it opens the workspace's own
+        repository)."""
         decision = enforcement.check_tool(
             self.registry, session, tool, tool_input, agent_id, hide, caller, cwd
         )

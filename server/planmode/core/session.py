@@ -45,10 +45,9 @@ class Session:
     turns: dict[str, TurnCounter] = field(default_factory=dict)
     # A teammate's plan_approval_request still waiting for the lead's answer.
     awaiting_request: str | None = None
-    # The agent's own plan file (Claude Code's, docs/claude-code.md), once learned: it replaces
-    # <plans directory>/<slug>.md for everything. Saved with how it was learned (the
-    # transcript's plan_mode attachment or its slug), so a restart never learns it anew from
-    # what the agent says.
+    # The agent's own plan file (docs/protocol.md §3, core/agents.py), once learned: it
+    # replaces <plans directory>/<slug>.md for everything. Saved with how the agent reported it,
+    # so a restart never learns it anew from what the agent says.
     plan_file: Path | None = None
     plan_file_source: str | None = None
 
@@ -178,15 +177,20 @@ class SessionStore:
             if isinstance(data.get("planSlug"), str)
         }
 
-    def adopted(self) -> dict[Path, str]:
-        """Adopted plan file -> session id for every saved session (one that does not look
-        like a plan file of its slug is left out)."""
+    def adopted(self) -> dict[Path, tuple[str, str | None]]:
+        """Adopted plan file -> the session's id and how the file was learned
+        (``planFileSource``), for every saved session (one that does not look like a plan
+        file of its slug is left out)."""
         found = {}
         for data in self._saved():
             if isinstance(data.get("planFile"), str):
                 path = _saved_plan_file(data["planFile"], data.get("planSlug"))
+                source = data.get("planFileSource")
                 if path is not None:
-                    found[path] = str(data.get("sessionId"))
+                    found[path] = (
+                        str(data.get("sessionId")),
+                        source if isinstance(source, str) else None,
+                    )
         return found
 
     def _saved(self) -> Iterator[dict[str, Any]]:

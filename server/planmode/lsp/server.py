@@ -193,9 +193,11 @@ class PlanModeServer(LanguageServer):
         return self._service
 
     def start_service(self, root: Path) -> PlanModeService:
+        from planmode.agents.claude_code.adapter import ClaudeCode
         from planmode.core.service import PlanModeService
 
-        self._service = PlanModeService(root)
+        # The agents that name their own plan files (lsp/features/agents.py picks them).
+        self._service = PlanModeService(root, agents=(ClaudeCode(),))
         self._service.open_document_text = self.open_document_text
         return self._service
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from planmode.core import approval as core
-from planmode.core import claude_code, prompts
+from planmode.core import prompts
+from planmode.core.agents import PlanFileReport
 from planmode.core.approval import rejected_exit
 from planmode.core.errors import NoPendingApproval, PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
@@ -23,6 +24,7 @@ from planmode.core.review import Decision
 from planmode.core.session import Session
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, diagnostics
+from planmode.lsp.features.agents import agent_call
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.params import (
     ApproveParams,
@@ -47,7 +49,7 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
     session = server.session_for(params)
-    follow_claude_code(server, session, params)
+    follow_agent(server, session, params, agent_call(server, params))
     refused = refuse_exit(server, session, params)
     if refused is not None:
         return refused
@@ -126,10 +128,15 @@ def change_mode(server: PlanModeServer, session: Session, mode: PermissionMode) 
         server.show_message(warning)
 
 
-def follow_claude_code(server: PlanModeServer, session: Session, params: ClaudeCodeParams) -> None:
-    """Bring the session to the agent's permission mode, then learn its plan file from its
-    transcript while it plans (docs/claude-code.md); a file that cannot be adopted is told
-    to the user once."""
+def follow_agent(
+    server: PlanModeServer,
+    session: Session,
+    params: ClaudeCodeParams,
+    report: PlanFileReport | None,
+) -> None:
+    """Bring the session to the agent's permission mode, then, while it plans, adopt the plan
+    file the agent reports (``report``: its call, docs/protocol.md §3); a file that cannot be
+    adopted is told to the user once."""
     mode = params.permission_mode
     if mode in PERMISSION_MODES and mode != session.modes.mode:
         try:
@@ -138,10 +145,8 @@ def follow_claude_code(server: PlanModeServer, session: Session, params: ClaudeC
         except PlanModeError as exc:
             # The decision still follows the mode the session could keep.
             log.warning("session %s stays in %s: %s", session.id, session.modes.mode, exc.message)
-    if session.modes.mode == "plan" and params.transcript_path:
-        warning = server.service.learn_claude_code(
-            session, params.transcript_path, params.project_dir, params.claude_config_dir
-        )
+    if session.modes.mode == "plan" and report is not None:
+        warning = server.service.learn_plan_file(session, report)
         if warning is not None:
             server.show_message(warning)
 
@@ -157,7 +162,7 @@ def refuse_exit(server: PlanModeServer, session: Session, params: ExitParams) ->
     if reason is None:
         return None
     plan = service.plan_path(session, params.agent_id)
-    text = claude_code.refused_exit_text(reason, plan)
+    text = prompts.refused_exit_text(reason, plan)
     server.show_message(f"Plan mode refused the exit of session {session.id}: {reason}.")
     refused = core.ExitResult(
         outcome="rejected",

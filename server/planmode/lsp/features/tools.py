@@ -5,38 +5,42 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from planmode.core.claude_code_rules import Caller
+from planmode.agents.claude_code.adapter import ClaudeCodeCall
 from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
 from planmode.lsp import protocol
-from planmode.lsp.features.approval import follow_claude_code
+from planmode.lsp.features.agents import agent_call
+from planmode.lsp.features.approval import follow_agent
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
 from planmode.lsp.server import PlanModeServer
 
 log = logging.getLogger(__name__)
 
-# Claude Code writes its transcript asynchronously: the first tool call of a session may come
-# before the lines that name the plan file. A write while planning waits this long for them,
-# once per session: a transcript that names none by then (missing, or no slug) will not on
-# the next call either, and every write waiting again would cost each one the wait.
+# An agent may report its plan file late: Claude Code writes its transcript asynchronously, so
+# the first tool call of a session may come before the lines that name the plan file. A write
+# while planning waits this long for them, once per session: a transcript that names none by
+# then (missing, or no slug) will not on the next call either, and every write waiting again
+# would cost each one the wait.
 TRANSCRIPT_WAIT = 1.0
 TRANSCRIPT_POLL = 0.05
 
 
 async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckToolResult:
     session = server.session_for(params)
-    follow_claude_code(server, session, params)
+    call = agent_call(server, params, params.cwd)
+    follow_agent(server, session, params, call)
     if (
         params.tool in EDIT_TOOLS
-        and params.transcript_path
+        and call is not None
+        and call.transcript is not None
         and session.modes.mode == "plan"
         and session.plan_file is None
     ):
         wait = server.transcript_waits.get(session.id)
         if wait is None:
-            wait = server.run_task(wait_for_plan_file(server, session, params))
+            wait = server.run_task(wait_for_plan_file(server, session, params, call))
             server.transcript_waits[session.id] = wait
         # Shielded: a caller that goes away does not end the wait the others share.
         await asyncio.shield(wait)
@@ -48,32 +52,22 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         params.input,
         params.agent_id,
         hide,
-        caller(server, params),
+        call.rules if call is not None else None,
         params.cwd,
     )
     return CheckToolResult.from_core({**decision.to_wire(), "mode": session.modes.mode})
 
 
-def caller(server: PlanModeServer, params: CheckToolParams) -> Caller | None:
-    """A call from Claude Code's hook (it names Claude Code's project, configuration or
-    transcript): Claude Code's own rules then bound what plan mode allows."""
-    if not (params.project_dir or params.claude_config_dir or params.transcript_path):
-        return None
-    return Caller.from_hook(
-        server.service.root, params.project_dir, params.claude_config_dir, params.cwd
-    )
-
-
 async def wait_for_plan_file(
-    server: PlanModeServer, session: Session, params: CheckToolParams
+    server: PlanModeServer, session: Session, params: CheckToolParams, call: ClaudeCodeCall
 ) -> None:
-    """Learn Claude Code's plan file from its transcript as the lines arrive, for at most
-    :data:`TRANSCRIPT_WAIT`; what is known then decides, now and for the session's later
-    calls."""
+    """Learn the agent's plan file as it reports it (Claude Code's transcript, as the lines
+    arrive), for at most :data:`TRANSCRIPT_WAIT`; what is known then decides, now and for the
+    session's later calls."""
     for _ in range(int(TRANSCRIPT_WAIT / TRANSCRIPT_POLL)):
         await asyncio.sleep(TRANSCRIPT_POLL)
         try:
-            follow_claude_code(server, session, params)
+            follow_agent(server, session, params, call)
         except PlanModeError as exc:  # shared by later calls: it must end, not raise
             log.warning("session %s: %s", session.id, exc.message)
             return
@@ -83,7 +77,7 @@ async def wait_for_plan_file(
         "session %s: Claude Code's transcript %s named no plan file within %.1f s; deciding "
         "without it from now on",
         session.id,
-        params.transcript_path,
+        call.transcript,
         TRANSCRIPT_WAIT,
     )
 

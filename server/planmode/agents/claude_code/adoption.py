@@ -1,19 +1,20 @@
-"""Claude Code's own plan file: where Claude Code writes it, and learning it from a session.
+"""Where Claude Code keeps its own plan file, and which file a session may adopt from it.
 
 Claude Code names and places its plan file itself (docs/claude-code.md): ``<dir>/<slug>.md``
 (a subagent's ``<slug>-agent-<id>.md``), where ``<dir>`` is its ``plansDirectory`` setting
 resolved against the project root — lexically, and only when the result is the root or inside
 it — else ``<config dir>/plans`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``). The slug is
 recorded in the session's transcript (``slug`` on its lines), and so is the plan file itself
-(the ``plan_mode`` attachment's ``planFilePath``). A session of Claude Code *adopts* that file:
-it is the session's plan for enforcement, review, write-back and history.
+(the ``plan_mode`` attachment's ``planFilePath``; :mod:`.transcript` reads them). A session of
+Claude Code *adopts* that file (docs/protocol.md §3): it is the session's plan for
+enforcement, review, write-back and history.
 
 Only the transcript names the file; ExitPlanMode's ``planFilePath`` never does (the model can
-put anything there): it must name the file already adopted. And an adopted path never goes
-where Claude Code itself would not write, nor where a cloned repository could point it (see
-:func:`check_adoptable`): ``<the transcript's slug>.md``, directly in ``<config>/plans`` or in
-a ``plansDirectory`` of Claude Code's settings files that is a usable plans directory of the
-workspace (:func:`planmode.core.plans.plans_directory_refusal`), with no symlink on the way.
+put anything there). And an adopted path never goes where Claude Code itself would not write,
+nor where a cloned repository could point it (see :func:`check_adoptable`): ``<the
+transcript's slug>.md``, directly in ``<config>/plans`` or in a ``plansDirectory`` of Claude
+Code's settings files that is a usable plans directory of the workspace
+(:func:`planmode.core.plans.plans_directory_refusal`), with no symlink on the way.
 """
 
 from __future__ import annotations
@@ -23,19 +24,17 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from planmode.agents.claude_code.transcript import TranscriptFacts
 from planmode.core import plans
+from planmode.core.agents import Adoption, NotAdoptable
 
 # Claude Code's settings files that may set plansDirectory, highest precedence first
 # (managed policy, then the project's local and shared files, then the user's).
 MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
-# Only the start of a transcript line is searched for these before it is parsed.
-_MARKERS = (b'"slug"', b'"planFilePath"')
-
-
-class NotAdoptable(ValueError):
-    """A path Claude Code would not write its plan to; the message says why."""
+# How an adopted plan file was learned (saved with the session as planFileSource).
+FROM_ATTACHMENT = "transcriptAttachment"
+FROM_SLUG = "transcriptSlug"
 
 
 def config_dir(value: str | None = None, env: dict[str, str] | None = None) -> Path:
@@ -108,6 +107,28 @@ class Where:
         return [*dict.fromkeys([*found, self.config / "plans"])]
 
 
+def where(workspace: Path, project: str | None = None, config: str | None = None) -> Where:
+    """Where one of Claude Code's sessions may keep its plan: its project root (``project``
+    when that is the workspace or inside it, else the workspace root), its configuration
+    directory (``config``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), and the
+    ``plansDirectory`` values of its settings files."""
+    project_dir = _project_dir(workspace, project)
+    config_path = config_dir(config)
+    settings = plans_directory_settings(settings_files(project_dir, config_path))
+    return Where(project_dir, config_path, workspace, tuple(settings))
+
+
+def _project_dir(workspace: Path, raw: str | None) -> Path:
+    """Claude Code's project root: the given directory when it is this workspace or inside
+    it, else the workspace root."""
+    if raw and os.path.isabs(raw):
+        candidate = Path(os.path.normpath(raw))
+        real = Path(os.path.realpath(candidate))
+        if real == workspace or real.is_relative_to(workspace):
+            return candidate
+    return workspace
+
+
 def check_adoptable(raw: object, where: Where) -> Path:
     """``raw`` as an adoptable plan file, or :class:`NotAdoptable` saying why.
 
@@ -143,66 +164,7 @@ def check_adoptable(raw: object, where: Where) -> Path:
     return path
 
 
-@dataclass
-class TranscriptFacts:
-    """What a Claude Code transcript says about the session's plan so far."""
-
-    slug: str | None = None
-    plan_file: str | None = None
-    # Bytes of the transcript already read (whole lines only).
-    offset: int = 0
-
-
-def read_transcript(path: Path, facts: TranscriptFacts) -> TranscriptFacts:
-    """``facts`` updated with the transcript's lines after ``facts.offset``.
-
-    Only whole lines are read, so a line being written is read next time. The conversation's
-    own lines count: a subagent's plan_mode attachment (``isSubAgent``) names its own file.
-    """
-    try:
-        with open(path, "rb") as stream:
-            stream.seek(facts.offset)
-            chunk = stream.read()
-    except OSError:
-        return facts
-    end = chunk.rfind(b"\n")
-    if end < 0:
-        return facts
-    slug, plan_file = facts.slug, facts.plan_file
-    for line in chunk[: end + 1].splitlines():
-        if not any(marker in line for marker in _MARKERS):
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        if isinstance(entry.get("slug"), str) and entry["slug"]:
-            slug = entry["slug"]
-        found = _attachment_plan_file(entry.get("attachment"))
-        if found is not None:
-            plan_file = found
-    return TranscriptFacts(slug, plan_file, facts.offset + end + 1)
-
-
-def _attachment_plan_file(attachment: Any) -> str | None:
-    if not isinstance(attachment, dict):
-        return None
-    if attachment.get("type") not in {"plan_mode", "plan_mode_reentry", "plan_file_reference"}:
-        return None
-    if attachment.get("isSubAgent"):
-        return None
-    found = attachment.get("planFilePath")
-    return found if isinstance(found, str) else None
-
-
-# How an adopted plan file was learned (saved with the session).
-FROM_ATTACHMENT = "transcriptAttachment"
-FROM_SLUG = "transcriptSlug"
-
-
-def adopted_plan_file(facts: TranscriptFacts, where: Where) -> tuple[Path, str] | None:
+def adopted_plan_file(facts: TranscriptFacts, where: Where) -> Adoption | None:
     """The plan file the transcript points at, and how it was learned: its plan_mode
     attachment's path, else its slug in Claude Code's plans directory; None while it names
     none (no slug yet). Raises :class:`NotAdoptable` for a path that may not be adopted."""
@@ -214,35 +176,7 @@ def adopted_plan_file(facts: TranscriptFacts, where: Where) -> tuple[Path, str] 
         path = check_adoptable(facts.plan_file, where)
         if path.stem != facts.slug:
             raise NotAdoptable(f"{path} does not carry the transcript's slug {facts.slug!r}")
-        return path, FROM_ATTACHMENT
+        return Adoption(path, FROM_ATTACHMENT)
     setting = where.settings[0] if where.settings else None
     directory = plans_directory(where.project, setting, where.config)
-    return check_adoptable(str(directory / f"{facts.slug}.md"), where), FROM_SLUG
-
-
-def exit_path_refusal(raw: str, plan: Path, adopted: bool) -> str | None:
-    """Why ExitPlanMode's ``planFilePath`` ``raw`` is refused for a session whose plan file is
-    ``plan``; None when it names that file or a subagent's next to an adopted one. It never
-    chooses the plan file: it may only agree with the one the session has."""
-    given = Path(os.path.normpath(raw)) if os.path.isabs(raw) and "\x00" not in raw else None
-    if given == plan:
-        return None
-    if (
-        adopted
-        and given is not None
-        and given.parent == plan.parent
-        and given.name.startswith(f"{plan.stem}-agent-")
-        and plans.is_plan_name(given.name)
-    ):
-        return None  # a subagent's file next to the session's
-    source = "the file Claude Code's transcript names" if adopted else "this session's own"
-    return f"its planFilePath {raw!r} is not the session's plan file {plan} ({source})"
-
-
-def refused_exit_text(reason: str, plan: Path) -> str:
-    """What the agent reads when its ExitPlanMode is refused before any approval."""
-    return (
-        f"Plan mode refused ExitPlanMode: {reason}. Nothing was submitted or written and you "
-        f"are still in plan mode. The plan is reviewed in {plan}: write it there and call "
-        "ExitPlanMode again."
-    )
+    return Adoption(check_adoptable(str(directory / f"{facts.slug}.md"), where), FROM_SLUG)

@@ -1,4 +1,5 @@
-"""Claude Code's own plan file: its directory rule, the transcript, and what may be adopted."""
+"""Claude Code's own plan file (agents/claude_code/): its directory rule, the transcript, what
+may be adopted, and the service adopting it through the adapter."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from planmode.core import claude_code
-from planmode.core.claude_code import NotAdoptable, TranscriptFacts
+from planmode.agents.claude_code import adoption
+from planmode.agents.claude_code.adapter import ClaudeCode
+from planmode.agents.claude_code.transcript import TranscriptFacts, read_transcript
+from planmode.core import plans
+from planmode.core.agents import Adoption, NotAdoptable
 from planmode.core.errors import InvalidParams
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
@@ -47,7 +51,7 @@ def test_plans_directory_follows_claude_codes_rule(
     project: Path, config: Path, setting: str | None, expected: str
 ) -> None:
     given = setting.replace("PROJECT", str(project)) if setting else setting
-    found = claude_code.plans_directory(project, given, config)
+    found = adoption.plans_directory(project, given, config)
     assert str(found) == expected.replace("PROJECT", str(project)).replace("CONFIG", str(config))
 
 
@@ -56,19 +60,19 @@ def test_plans_directory_setting_takes_the_first_file_that_sets_it(tmp_path: Pat
     files[1].write_text("{not json")
     files[2].write_text(json.dumps({"plansDirectory": "shared-plans"}))
     files[3].write_text(json.dumps({"plansDirectory": "user-plans"}))
-    assert claude_code.plans_directory_setting(files) == "shared-plans"
+    assert adoption.plans_directory_setting(files) == "shared-plans"
     files[2].write_text(json.dumps({"plansDirectory": 3}))
-    assert claude_code.plans_directory_setting(files) == "user-plans"
+    assert adoption.plans_directory_setting(files) == "user-plans"
 
 
 def test_config_dir_from_the_value_the_environment_or_home() -> None:
-    assert claude_code.config_dir("/x/cfg") == Path("/x/cfg")
-    assert claude_code.config_dir(None, {"CLAUDE_CONFIG_DIR": "/y"}) == Path("/y")
-    assert claude_code.config_dir(None, {}).name == ".claude"
+    assert adoption.config_dir("/x/cfg") == Path("/x/cfg")
+    assert adoption.config_dir(None, {"CLAUDE_CONFIG_DIR": "/y"}) == Path("/y")
+    assert adoption.config_dir(None, {}).name == ".claude"
 
 
-def where(project: Path, config: Path, *settings: str) -> claude_code.Where:
-    return claude_code.Where(project, config, project, settings)
+def where(project: Path, config: Path, *settings: str) -> adoption.Where:
+    return adoption.Where(project, config, project, settings)
 
 
 @pytest.mark.parametrize(
@@ -100,18 +104,18 @@ def test_what_claude_code_would_not_write_is_not_adopted(
 ) -> None:
     given = raw.replace("PROJECT", str(project)).replace("CONFIG", str(config)) if raw else raw
     with pytest.raises(NotAdoptable):
-        claude_code.check_adoptable(given, where(project, config))
+        adoption.check_adoptable(given, where(project, config))
 
 
 def test_adoptable_paths(project: Path, config: Path) -> None:
     default = config / "plans" / f"{SLUG}.md"
-    assert claude_code.check_adoptable(str(default), where(project, config)) == default
+    assert adoption.check_adoptable(str(default), where(project, config)) == default
     configured = where(project, config, "docs/plans", ".claude/plans")
     for directory in ("docs/plans", ".claude/plans"):
         path = project / directory / f"{SLUG}.md"
-        assert claude_code.check_adoptable(str(path), configured) == path
+        assert adoption.check_adoptable(str(path), configured) == path
     # Configured or not, the default stays one Claude Code could use.
-    assert claude_code.check_adoptable(str(default), configured) == default
+    assert adoption.check_adoptable(str(default), configured) == default
 
 
 @pytest.mark.parametrize(
@@ -131,9 +135,9 @@ def test_a_plans_directory_a_repository_could_abuse_is_refused(
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("print('hello')\n")
     given = setting.replace("PROJECT", str(project))
-    directory = claude_code.plans_directory(project, given, config)
+    directory = adoption.plans_directory(project, given, config)
     with pytest.raises(NotAdoptable, match=why):
-        claude_code.check_adoptable(str(directory / f"{SLUG}.md"), where(project, config, given))
+        adoption.check_adoptable(str(directory / f"{SLUG}.md"), where(project, config, given))
 
 
 def test_a_path_through_a_symlink_is_not_adopted(
@@ -142,7 +146,7 @@ def test_a_path_through_a_symlink_is_not_adopted(
     (tmp_path / "elsewhere").mkdir()
     (project / "plans").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(NotAdoptable, match="symlink"):
-        claude_code.check_adoptable(
+        adoption.check_adoptable(
             str(project / "plans" / f"{SLUG}.md"), where(project, config, "plans")
         )
 
@@ -156,7 +160,7 @@ def test_a_symlinked_dot_claude_plans_is_not_adopted(
     (project / ".claude").mkdir()
     (project / ".claude" / "plans").symlink_to(tmp_path / "outside")
     with pytest.raises(NotAdoptable, match="symlink"):
-        claude_code.check_adoptable(
+        adoption.check_adoptable(
             str(project / ".claude" / "plans" / f"{SLUG}.md"),
             where(project, config, ".claude/plans"),
         )
@@ -185,12 +189,12 @@ def test_exit_plan_modes_plan_file_path_must_be_the_sessions(
         .replace("PROJECT", str(project))
         .replace("SLUG", SLUG)
     )
-    reason = claude_code.exit_path_refusal(given, plan, adopted=True)
+    reason = plans.exit_path_refusal(given, plan, ClaudeCode.named_by)
     assert (reason is not None) is refused, reason
     if reason is not None:
         assert str(plan) in reason and "transcript" in reason
     # The session's own file (nothing adopted): no subagent's file stands in for it.
-    own = claude_code.exit_path_refusal(str(plan.parent / f"{SLUG}-agent-a1.md"), plan, False)
+    own = plans.exit_path_refusal(str(plan.parent / f"{SLUG}-agent-a1.md"), plan, None)
     assert own is not None
 
 
@@ -201,7 +205,7 @@ def lines(*entries: dict[str, object]) -> bytes:
 def test_the_transcript_is_read_on_from_where_it_was_left(tmp_path: Path) -> None:
     transcript = tmp_path / "s.jsonl"
     transcript.write_bytes(lines({"type": "user", "version": "2.1.197", "message": {}}))
-    facts = claude_code.read_transcript(transcript, TranscriptFacts())
+    facts = read_transcript(transcript, TranscriptFacts())
     assert (facts.slug, facts.plan_file) == (None, None)
     assert facts.offset == transcript.stat().st_size
     plan = "/h/.claude/plans/" + SLUG + ".md"
@@ -225,12 +229,12 @@ def test_the_transcript_is_read_on_from_where_it_was_left(tmp_path: Path) -> Non
             )
             + b'{"type":"assistant","slug":"half-writ'  # a line still being written
         )
-    facts = claude_code.read_transcript(transcript, facts)
+    facts = read_transcript(transcript, facts)
     assert (facts.slug, facts.plan_file) == (SLUG, plan)
     assert facts.offset == transcript.stat().st_size - len(b'{"type":"assistant","slug":"half-writ')
     # Nothing new: nothing changes.
-    assert claude_code.read_transcript(transcript, facts) == facts
-    assert claude_code.read_transcript(tmp_path / "missing.jsonl", facts) == facts
+    assert read_transcript(transcript, facts) == facts
+    assert read_transcript(tmp_path / "missing.jsonl", facts) == facts
 
 
 def test_the_adopted_file_comes_from_the_attachment_else_the_slug(
@@ -238,28 +242,36 @@ def test_the_adopted_file_comes_from_the_attachment_else_the_slug(
 ) -> None:
     plan = config / "plans" / f"{SLUG}.md"
     facts = TranscriptFacts(slug=SLUG, plan_file=str(plan))
-    found = claude_code.adopted_plan_file(facts, where(project, config))
-    assert found == (plan, claude_code.FROM_ATTACHMENT)
+    found = adoption.adopted_plan_file(facts, where(project, config))
+    assert found == Adoption(plan, adoption.FROM_ATTACHMENT)
     slug_only = TranscriptFacts(slug=SLUG)
-    assert claude_code.adopted_plan_file(slug_only, where(project, config, "plans")) == (
+    assert adoption.adopted_plan_file(slug_only, where(project, config, "plans")) == Adoption(
         project / "plans" / f"{SLUG}.md",
-        claude_code.FROM_SLUG,
+        adoption.FROM_SLUG,
     )
-    assert claude_code.adopted_plan_file(TranscriptFacts(), where(project, config)) is None
+    assert adoption.adopted_plan_file(TranscriptFacts(), where(project, config)) is None
     # The path alone is not enough: the slug that must be its name comes with it.
     path_only = TranscriptFacts(plan_file=str(plan))
-    assert claude_code.adopted_plan_file(path_only, where(project, config)) is None
+    assert adoption.adopted_plan_file(path_only, where(project, config)) is None
     other = TranscriptFacts(slug="another-slug", plan_file=str(plan))
     with pytest.raises(NotAdoptable, match="slug"):
-        claude_code.adopted_plan_file(other, where(project, config))
+        adoption.adopted_plan_file(other, where(project, config))
     for bad in ("../../etc/x", "CLAUDE", "README"):
         with pytest.raises(NotAdoptable):
-            claude_code.adopted_plan_file(TranscriptFacts(slug=bad), where(project, config))
+            adoption.adopted_plan_file(TranscriptFacts(slug=bad), where(project, config))
 
 
 # -- the service ----------------------------------------------------------------------------
+def learn(
+    service: PlanModeService, session: Session, transcript: str, project: str, config: str
+) -> str | None:
+    """What the LSP layer does for a call of Claude Code's hook while the session plans."""
+    call = service.agent(ClaudeCode).call(service.root, transcript, project, config)
+    return service.learn_plan_file(session, call)
+
+
 def planning(project: Path) -> tuple[PlanModeService, Session]:
-    service = PlanModeService(project)
+    service = PlanModeService(project, agents=(ClaudeCode(),))
     session = service.require_session("cc-1")
     service.set_mode(session, "plan")
     return service, session
@@ -273,7 +285,7 @@ def test_a_session_adopts_claude_codes_file_for_everything(
     transcript = tmp_path / "t.jsonl"
     plan = config / "plans" / f"{SLUG}.md"
     transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
-    service.learn_claude_code(session, str(transcript), str(project), str(config))
+    learn(service, session, str(transcript), str(project), str(config))
     assert service.plan_path(session) == plan
     assert service.plan_path(session, "a1") == plan.parent / f"{SLUG}-agent-a1.md"
     assert service.state(session)["planSlug"] == SLUG
@@ -282,7 +294,7 @@ def test_a_session_adopts_claude_codes_file_for_everything(
     assert (write.behavior, write.rule) == ("allow", "plan.planFile")
     assert service.check_tool(session, "Write", {"file_path": str(own)}).behavior == "deny"
     # Saved with the session: a new server knows it.
-    again = PlanModeService(project).require_session("cc-1")
+    again = PlanModeService(project, agents=(ClaudeCode(),)).require_session("cc-1")
     assert again.plan_file == plan
 
 
@@ -295,7 +307,7 @@ def test_the_project_dir_must_be_the_workspace(project: Path, config: Path, tmp_
     outside = tmp_path / "other"
     outside.mkdir()
     # A project dir outside the workspace is not believed: the workspace root is used.
-    service.learn_claude_code(session, str(transcript), str(outside), str(config))
+    learn(service, session, str(transcript), str(outside), str(config))
     assert service.plan_path(session) == project / "docs" / f"{SLUG}.md"
 
 
@@ -312,14 +324,14 @@ def test_exit_plan_modes_path_never_chooses_the_plan_file(
     # Adopted from the transcript: that file, and never the same slug elsewhere.
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
-    service.learn_claude_code(session, str(transcript), str(project), str(config))
+    learn(service, session, str(transcript), str(project), str(config))
     plan = config / "plans" / f"{SLUG}.md"
     assert service.exit_refusal(session, str(plan)) is None
     elsewhere = str(project / "src" / f"{SLUG}.md")
     assert str(plan) in (service.exit_refusal(session, elsewhere) or "")
     assert service.plan_path(session) == plan
     with pytest.raises(InvalidParams, match="transcriptPath"):
-        service.learn_claude_code(session, "relative.jsonl")
+        ClaudeCode().call(project, "relative.jsonl")
 
 
 def test_a_refused_plan_file_denies_every_write_and_tells_once(
@@ -330,9 +342,9 @@ def test_a_refused_plan_file_denies_every_write_and_tells_once(
     service, session = planning(project)
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
-    warning = service.learn_claude_code(session, str(transcript), str(project), str(config))
+    warning = learn(service, session, str(transcript), str(project), str(config))
     assert warning is not None and "project root" in warning
-    assert service.learn_claude_code(session, str(transcript), str(project), str(config)) is None
+    assert learn(service, session, str(transcript), str(project), str(config)) is None
     assert session.plan_file is None
     for target in (project / f"{SLUG}.md", service.plan_path(session)):
         denied = service.check_tool(session, "Write", {"file_path": str(target)})
@@ -349,15 +361,15 @@ def test_a_saved_adoption_is_checked_again_on_load(
     service, session = planning(project)
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(lines({"type": "user", "slug": SLUG}))
-    service.learn_claude_code(session, str(transcript), str(project), str(config))
+    learn(service, session, str(transcript), str(project), str(config))
     saved = service.store.path(session.id)
     data = json.loads(saved.read_text())
     assert (data["planFile"], data["planFileSource"]) == (
         str(config / "plans" / f"{SLUG}.md"),
-        claude_code.FROM_SLUG,
+        adoption.FROM_SLUG,
     )
-    again = PlanModeService(project).require_session(session.id)
-    assert (again.plan_file, again.plan_file_source) == (session.plan_file, claude_code.FROM_SLUG)
+    again = PlanModeService(project, agents=(ClaudeCode(),)).require_session(session.id)
+    assert (again.plan_file, again.plan_file_source) == (session.plan_file, adoption.FROM_SLUG)
     (project / "src").mkdir()
     for forged, slug in (
         (str(project / "CLAUDE.md"), "CLAUDE"),
@@ -366,7 +378,7 @@ def test_a_saved_adoption_is_checked_again_on_load(
     ):
         Path(forged).write_text("# not a plan\n")
         saved.write_text(json.dumps({**data, "planFile": forged, "planSlug": slug}))
-        fresh = PlanModeService(project)
+        fresh = PlanModeService(project, agents=(ClaudeCode(),))
         assert fresh.list_plans() == [], forged  # not listed as a plan either
         loaded = fresh.require_session(session.id)
         assert loaded.plan_file is None, forged

@@ -5,12 +5,13 @@ Measured on Claude Code 2.1.197 and 2.1.332 (docs/claude-code.md, "The user's ow
 (Claude Code still denies or asks), but it does skip the prompt Claude Code shows before a
 read outside its working directories — by the Read tool or by a Bash line naming such a path.
 
-So a *vouched* allow (:data:`VOUCHED`: the plan file, a proven read-only Bash line, a planning
-agent, a granted prompt — the allows the Claude Code hook passes on) of a call from Claude
-Code stands only where Claude Code itself would neither deny nor ask on those grounds. Where
-it would, the answer is Claude Code's: ``deny`` (:data:`RULE_DENY`) or ``ask``
-(:data:`RULE_ASK`, :data:`RULE_OUTSIDE`), on which the hook says nothing, so Claude Code's own
-rules and prompts decide.
+So a *vouched* allow (:data:`planmode.core.permissions.VOUCHED`: the plan file, a proven
+read-only Bash line, a planning agent, a granted prompt — the allows the Claude Code hook
+passes on) of a call from Claude Code stands only where Claude Code itself would neither deny
+nor ask on those grounds. Where it would, the answer is Claude Code's: ``deny``
+(:data:`RULE_DENY`) or ``ask`` (:data:`RULE_ASK`, :data:`RULE_OUTSIDE`), on which the hook
+says nothing, so Claude Code's own rules and prompts decide. :class:`Caller` is core's
+:class:`~planmode.core.agents.AgentRules` for such a call.
 
 Claude Code's settings are read at every check (a few small files the user may change at any
 time), highest precedence first: managed (``managed-settings.json`` and
@@ -31,25 +32,15 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from planmode.core import claude_code
+from planmode.agents.claude_code import adoption
 from planmode.core.modes import parse_rule
 from planmode.core.paths import inside
-from planmode.core.permissions import (
-    RULE_GRANT,
-    RULE_PLAN_AGENT,
-    RULE_PLAN_BASH,
-    RULE_PLAN_WRITE,
-    Decision,
-    ask,
-    deny,
-)
+from planmode.core.permissions import RULE_GRANT, Decision, ask, deny
 from planmode.core.rules import AGENT_TOOLS, path_rule_covers, rule_matches
 from planmode.core.shell.paths import operands
 
-# The allows plan mode vouches for; the Claude Code hook passes on exactly these (hook.VOUCHED).
-VOUCHED = frozenset({RULE_PLAN_WRITE, RULE_PLAN_BASH, RULE_PLAN_AGENT, RULE_GRANT})
 RULE_DENY = "claudeCode.deny"
 RULE_ASK = "claudeCode.ask"
 RULE_OUTSIDE = "claudeCode.workingDirectories"
@@ -66,14 +57,16 @@ def managed_directory() -> Path:
     """Where Claude Code reads managed (policy) settings on this system."""
     if sys.platform == "darwin":
         return Path("/Library/Application Support/ClaudeCode")
-    return claude_code.MANAGED_SETTINGS.parent
+    return adoption.MANAGED_SETTINGS.parent
 
 
 @dataclass(frozen=True)
 class Caller:
-    """A call from Claude Code's hook: its project directory, its configuration directory,
-    the directory its shell is in (the hook payload's ``cwd``), and where managed settings
-    live."""
+    """A call from Claude Code's hook, as core's :class:`~planmode.core.agents.AgentRules`:
+    its project directory, its configuration directory, the directory its shell is in (the
+    hook payload's ``cwd``), and where managed settings live."""
+
+    name: ClassVar[str] = "Claude Code"
 
     project: Path
     config: Path
@@ -88,7 +81,17 @@ class Caller:
         ``claudeConfigDir`` (else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), ``cwd``."""
         where = Path(os.path.normpath(project)) if project and os.path.isabs(project) else root
         shell = Path(os.path.normpath(cwd)) if cwd and os.path.isabs(cwd) else None
-        return cls(where, claude_code.config_dir(config), shell)
+        return cls(where, adoption.config_dir(config), shell)
+
+    def objection(
+        self,
+        tool: str,
+        tool_input: Mapping[str, Any],
+        vouched: str,
+        own_plan_file: bool = False,
+    ) -> Decision | None:
+        """Claude Code's own answer where it would deny or ask (:func:`objection`)."""
+        return objection(tool, tool_input, vouched, self, own_plan_file)
 
     def settings_files(self) -> list[Path]:
         """Claude Code's settings files, highest precedence first."""
@@ -177,9 +180,9 @@ def objection(
     own_plan_file: bool = False,
 ) -> Decision | None:
     """Claude Code's own answer where it would deny or ask for this call despite a hook's
-    allow; None where plan mode's allow (``vouched``, a rule of :data:`VOUCHED`) stands.
-    ``own_plan_file``: the call writes Claude Code's own plan file, which it writes without
-    asking wherever it is."""
+    allow; None where plan mode's allow (``vouched``, one of
+    :data:`planmode.core.permissions.VOUCHED`) stands. ``own_plan_file``: the call writes
+    Claude Code's own plan file, which it writes without asking wherever it is."""
     settings = read_settings(caller.settings_files())
     if settings.unreadable:
         return ask(

@@ -1,0 +1,103 @@
+"""What core needs to know of an agent, and no more: small interfaces an agent's adapter
+(:mod:`planmode.agents`) implements, so that core stays agent-neutral and never names one.
+
+Most callers take plan mode as the protocol gives it (an editor, the CLI). Two kinds of agent
+bring something of their own:
+
+* :class:`PlanFileAgent` — an agent that names and places its own plan file (docs/protocol.md
+  §3): a session adopts the file the agent reports (:class:`PlanFileReport`, one of its
+  calls) and saves it with how it was learned; a saved adoption is checked again by the same
+  agent when the session is loaded, as a session file lives in the workspace, which a
+  repository can ship.
+* :class:`AgentRules` — one call of an agent whose own permission rules may object to an allow
+  plan mode vouches for (:data:`planmode.core.permissions.VOUCHED`): where the agent itself
+  would deny or ask, its answer stands (docs/protocol.md §6).
+
+The service is given the plan-file agents it knows (``PlanModeService(agents=...)``); the LSP
+layer picks the adapter for a request from its params and hands the call to core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from planmode.core.permissions import Decision
+
+
+class NotAdoptable(ValueError):
+    """A plan file the session may not adopt: not where its agent would write it, or where a
+    repository could have pointed it; the message says why."""
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """The plan file an agent reported for a session, and how it was learned (saved with the
+    session as ``planFileSource``)."""
+
+    path: Path
+    source: str
+
+
+class PlanFileAgent(Protocol):
+    """An agent that names and places its own plan file; one per service."""
+
+    @property
+    def name(self) -> str:
+        """The agent as the user reads it in a message."""
+        ...
+
+    @property
+    def named_by(self) -> str:
+        """What names the file it adopts, as a refusal says it (``the file <named_by>
+        names``)."""
+        ...
+
+    def learned(self, source: str) -> bool:
+        """Whether an adoption saved with ``source`` was learned from this agent."""
+        ...
+
+    def recheck(self, path: Path, workspace: Path) -> None:
+        """A saved adoption checked again as if just reported; :class:`NotAdoptable` when it
+        fails."""
+        ...
+
+
+class PlanFileReport(Protocol):
+    """One call of a :class:`PlanFileAgent`: what it reports of the session's plan file."""
+
+    @property
+    def agent(self) -> PlanFileAgent: ...
+
+    def plan_file(self, session_id: str) -> Adoption | None:
+        """The file the agent names for the session so far; None while it names none.
+        :class:`NotAdoptable` when that file may not be adopted."""
+        ...
+
+
+class AgentRules(Protocol):
+    """One call of an agent whose own permission rules may object to plan mode's allow."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def cwd(self) -> Path | None:
+        """The directory the agent's shell is in, when the call says. When it does not, where a
+        Bash line runs is not known: the agent's shell stays where an earlier ``cd`` left it."""
+        ...
+
+    def objection(
+        self,
+        tool: str,
+        tool_input: Mapping[str, Any],
+        vouched: str,
+        own_plan_file: bool = False,
+    ) -> Decision | None:
+        """The agent's own answer where its rules would deny or ask this call despite plan
+        mode's allow (``vouched``: the rule that allowed it); None where that allow stands.
+        ``own_plan_file``: the call writes the plan file the session adopted from the agent."""
+        ...
