@@ -2,7 +2,8 @@
 
 Registered for every event (``<python> log_hook.py LOG ANSWERS``), it appends one JSON line to
 LOG per call: the payload Gemini CLI wrote on stdin, the hook's environment variables that
-Gemini CLI sets (``GEMINI_*``, ``CLAUDE_PROJECT_DIR``) and its working directory. It then
+Gemini CLI sets (``GEMINI_*`` but the API key, ``CLAUDE_PROJECT_DIR``), the names of all its
+environment variables and its working directory. It then
 answers from ANSWERS, a JSON object the test may rewrite at any time, looked up by
 ``"<event>:<tool_name>"`` and then ``"<event>"``; nothing found means no output (exit 0).
 An answer is an object with any of:
@@ -32,7 +33,13 @@ def main() -> int:
         payload = {"unparsed": raw}
     env = {k: v for k, v in os.environ.items() if k.startswith("GEMINI_") and k != "GEMINI_API_KEY"}
     env.update({k: os.environ[k] for k in ("CLAUDE_PROJECT_DIR",) if k in os.environ})
-    record = {"payload": payload, "env": env, "cwd": os.getcwd(), "time": time.time()}
+    record = {
+        "payload": payload,
+        "env": env,
+        "env_names": sorted(os.environ),  # which variables reach a hook (names only)
+        "cwd": os.getcwd(),
+        "time": time.time(),
+    }
     with log.open("a") as out:
         out.write(json.dumps(record) + "\n")
     try:

@@ -17,7 +17,8 @@ replaced by placeholders (WORKSPACE, HOME, SESSION_ID). Experiments, in order:
               line's directory, "Allow for this session" on an edit
   sandbox     running a plan-mode shell line in bubblewrap through a policy and a rewrite
   plans       where plans go: relative names, general.plan.directory from the project
-  elsewhere   the user's ! line, a policy written mid-session, reads outside the workspace
+  elsewhere   the user's ! line, a policy written mid-session, reads outside the workspace,
+              which environment variables reach a hook
   offline     what it connects to (strace), with the test settings and without them
   firststart  what a start shows without the trusted folder or the auth type
   telemetry   a local telemetry file as a record of mode switches
@@ -93,6 +94,7 @@ class Session:
         policies: dict[str, str] | None = None,
         hooks_in: str = "user",
         wrapper: list[str] | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.base = work / name
         shutil.rmtree(self.base, ignore_errors=True)
@@ -114,7 +116,13 @@ class Session:
             (self.ws / ".gemini" / "settings.json").write_text(json.dumps(project, indent=2))
         self.api = FakeApi()
         self.cli = GeminiCli(
-            self.ws, self.home, self.api.start(), version, approval_mode=mode, wrapper=wrapper
+            self.ws,
+            self.home,
+            self.api.start(),
+            version,
+            approval_mode=mode,
+            wrapper=wrapper,
+            extra_env=extra_env,
         )
         self.last: Request | None = None
 
@@ -263,7 +271,12 @@ def default_mode(s: Session) -> dict[str, Any]:
     found["shell_touch"] = s.attempt(
         "run_shell_command", {"command": "touch notes.txt", "description": "Make notes"}
     )
-    found["enter_plan_mode"] = s.attempt("enter_plan_mode", {"reason": "Plan first"})
+    line = "grep -c . src/app.py"
+    rewrite = {"hookSpecificOutput": {"tool_input": {"command": BWRAP + shlex.quote(line)}}}
+    s.answer({"BeforeTool:run_shell_command": {"stdout": rewrite}})
+    found["shell rewritten into bwrap"] = s.attempt("run_shell_command", {"command": line})
+    s.answer({})
+    found["enter_plan_mode"] = s.attempt("enter_plan_mode", {"reason": "Plan first"}, allow=True)
     found["notifications"] = [e["payload"]["details"] for e in s.events("Notification")]
     return found
 
@@ -588,6 +601,10 @@ def elsewhere(s: Session) -> dict[str, Any]:
     time.sleep(2)
     dialog = "Ready to start implementation" in "\n".join(s.exit_dialog())
     found["policy written during the session: dialog still shown"] = dialog
+    names = set(s.events()[-1]["env_names"])
+    found["variables reaching a hook"] = {
+        name: name in names for name in ("GEMINI_API_KEY", "MY_TOKEN", "XDG_RUNTIME_DIR")
+    }
     return found
 
 
@@ -805,7 +822,8 @@ def run(names: list[str], version: str, save: bool, work: Path) -> dict[str, Any
             session_allow,
         )
     if "elsewhere" in names:
-        measured("elsewhere", session("elsewhere"), elsewhere)
+        extra = {"MY_TOKEN": "secret", "XDG_RUNTIME_DIR": str(work / "runtime")}
+        measured("elsewhere", session("elsewhere", extra_env=extra), elsewhere)
     if "offline" in names:
         report["offline, test settings"] = _offline_test(work, version)
         report["offline, only auth and trust"] = offline_minimal(work, version)
