@@ -33,11 +33,10 @@ printed, so Claude Code asks as usual. A record whose server is gone (it died), 
 fails or stops answering, an input that cannot be read: while the session plans, the call is
 denied (fail closed); otherwise nothing is printed. Every input gets an answer and exit 0.
 
-Stdlib only, and only what this path needs: it runs before every tool call, so its start-up
-is measured (``make bench``): no ``json`` module (its import pulls in ``re`` and ``enum`` and
-costs as much again as Python's own start-up) but the C codec under it, no ``socket``
-module but ``_socket``, and a minimal copy of the framer (:func:`next_message`;
-:mod:`planmode.lsp.transport.framing` imports json and re), pinned to it by a test.
+How each answer is written back is here; the request itself is :mod:`.client`'s, and what
+each Claude Code version does with an answer is :mod:`.versions`'. Stdlib only, and only what
+this path needs: it runs before every tool call, so its start-up is measured (``make bench``;
+no ``json``, ``re``, ``typing`` or ``socket`` module: see :mod:`.client`).
 """
 
 from __future__ import annotations
@@ -47,17 +46,20 @@ import sys
 
 from planmode import runtime
 from planmode.agents.claude_code import shell_prefix
+from planmode.agents.claude_code.client import (
+    HookError,
+    NoServer,
+    ServerGone,
+    dumps,
+    endpoint,
+    loads,
+    request,
+)
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import _socket
     from typing import Any
-
-try:
-    import _json
-except ImportError:  # another Python: the json module does the same, slower to import
-    _json = None  # type: ignore[assignment]
 
 # A PreToolUse answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
 # is treated as failed.
@@ -66,81 +68,9 @@ TIMEOUT = 20.0
 # (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
 # ping it is taken for dead.
 KEEPALIVE = 10.0
-PING = "planMode/ping"
-# How long a call waits for a server whose record says it is starting.
-STARTING_WAIT = 3.0
-# Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant.
+# Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant
+# (planmode.core.permissions.VOUCHED, which a test keeps equal).
 VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
-# The newest Claude Code measured to run a hook-rewritten Bash line without asking.
-SANDBOX_REWRITE_UP_TO = (2, 1, 197)
-
-
-class _ScanContext:
-    """What ``_json.make_scanner`` reads from its context (json.decoder.JSONDecoder's)."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {
-        "NaN": float("nan"),
-        "Infinity": float("inf"),
-        "-Infinity": float("-inf"),
-    }.__getitem__
-
-
-def loads(data: bytes | str) -> Any:
-    """``json.loads``, through the C scanner json itself uses."""
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
-    if _json is None:
-        import json
-
-        return json.loads(text)
-    text = text.strip(" \t\n\r")
-    try:
-        value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
-    except StopIteration as stop:
-        raise ValueError(f"not JSON at character {stop.value}") from None
-    except SystemError:
-        # An error inside an array or object: the scanner reports it with json.decoder's
-        # JSONDecodeError, which it only finds when the json module is loaded.
-        raise ValueError("not JSON") from None
-    if end != len(text):
-        raise ValueError(f"extra data at character {end}")
-    return value
-
-
-def _unencodable(value: object) -> object:
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def dumps(value: object) -> str:
-    """``json.dumps`` (compact), through the C encoder json itself uses."""
-    if _json is None:
-        import json
-
-        return json.dumps(value, separators=(",", ":"))
-    encoder = _json.make_encoder(
-        {}, _unencodable, _json.encode_basestring_ascii, None, ":", ",", False, False, True
-    )
-    return "".join(encoder(value, 0))
-
-
-class HookError(Exception):
-    """The server could not be asked or did not answer properly."""
-
-
-class ServerGone(Exception):
-    """The workspace's record names a server that is not there any more: it died."""
-
-    def __init__(self, pid: object) -> None:
-        super().__init__(f"the plan-mode server (pid {pid}) is gone")
-        self.pid = pid
-
-
-class NoServer(Exception):
-    """The workspace's record went away: its server stopped."""
 
 
 def locate(event: dict[str, Any]) -> tuple[str, str] | None:
@@ -148,149 +78,6 @@ def locate(event: dict[str, Any]) -> tuple[str, str] | None:
     Claude Code's project directory, else the payload's ``cwd``."""
     start = os.environ.get("CLAUDE_PROJECT_DIR") or event.get("cwd")
     return runtime.find(start if isinstance(start, str) and start else ".")
-
-
-def endpoint(record: str) -> dict[str, Any]:
-    """The record of a server that listens: waits (briefly) for one that is starting."""
-    deadline = None
-    while True:
-        data = runtime.read(record)
-        if data is None:
-            raise NoServer
-        info = loads(data)
-        if not isinstance(info, dict):
-            raise HookError(f"{record} is not a server's record")
-        if not runtime.pid_alive(info.get("pid")):
-            raise ServerGone(info.get("pid"))
-        if info.get("state") == "running" and isinstance(info.get("socket"), str):
-            return info
-        if info.get("state") != "starting":
-            raise HookError(f"{record} is not a server's record")
-        import time
-
-        if deadline is None:
-            deadline = time.monotonic() + STARTING_WAIT
-        elif time.monotonic() > deadline:
-            raise HookError(f"the plan-mode server is still starting after {STARTING_WAIT:g} s")
-        time.sleep(0.05)
-
-
-def request(
-    info: dict[str, Any],
-    method: str,
-    params: dict[str, Any],
-    timeout: float,
-    keepalive: float | None = None,
-) -> dict[str, Any]:
-    """One JSON-RPC request to the server's agent endpoint; its result. With ``keepalive``
-    the answer may take any time, as long as the server answers a ping after each silence."""
-    import _socket
-
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout if keepalive is None else keepalive)
-    try:
-        try:
-            sock.connect(info["socket"])
-        except (FileNotFoundError, ConnectionRefusedError):
-            raise ServerGone(info.get("pid")) from None
-        _send(sock, 1, method, params)
-        return _answer(sock, keepalive)
-    except OSError as exc:  # includes the timeout
-        raise HookError(f"the plan-mode server did not answer {method}: {exc}") from exc
-    finally:
-        sock.close()
-
-
-def _send(sock: _socket.socket, msg_id: int, method: str, params: dict[str, Any]) -> None:
-    data = dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
-    sock.sendall(frame(data))
-
-
-def _answer(sock: _socket.socket, keepalive: float | None) -> dict[str, Any]:
-    buffer = b""
-    pinged = False
-
-    def more() -> bytes:
-        nonlocal pinged
-        while True:
-            try:
-                return _recv(sock)
-            except TimeoutError:
-                if keepalive is None:
-                    raise
-                if pinged:
-                    raise HookError(
-                        "the plan-mode server stopped answering "
-                        f"(no answer to {PING} within {keepalive:g} s)"
-                    ) from None
-                _send(sock, 2, PING, {})
-                pinged = True
-
-    while True:
-        body, buffer = next_message(buffer)
-        if body is None:
-            buffer += more()
-            continue
-        message = loads(body)
-        if not isinstance(message, dict) or "method" in message:
-            continue  # a notification
-        if message.get("id") == 2:
-            pinged = False  # the server is alive: the wait goes on
-            continue
-        if message.get("id") != 1:
-            continue
-        if "error" in message:
-            error = message["error"] if isinstance(message["error"], dict) else {}
-            raise HookError(f"the plan-mode server refused: {error.get('message')}")
-        result = message.get("result")
-        if not isinstance(result, dict):
-            raise HookError("the plan-mode server answered without a result")
-        return result
-
-
-# The framer's minimal copy: planmode.lsp.transport.framing is the one reader, but it imports
-# json and re. tests/unit/test_framing.py feeds both the same bytes and pins the two alike.
-MAX_CONTENT_LENGTH = 128 * 1024 * 1024
-
-
-def frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
-
-
-def next_message(buffer: bytes) -> tuple[bytes | None, bytes]:
-    """The first whole message's body in ``buffer``, and what follows it; ``(None, buffer)``
-    until more bytes arrive. A header line gives a length from its last ``Content-Length:``
-    (any case) on; other lines, and a blank line before any length, are passed over."""
-    length = None
-    at = 0
-    while True:
-        end = buffer.find(b"\n", at)
-        if end < 0:
-            return None, buffer
-        line, at = buffer[at : end + 1], end + 1
-        if not line.strip():
-            if length is not None:
-                break
-        elif length is None:
-            length = _header_length(line)
-    if len(buffer) - at < length:
-        return None, buffer
-    return buffer[at : at + length], buffer[at + length :]
-
-
-def _header_length(line: bytes) -> int | None:
-    at = line.lower().rfind(b"content-length:")
-    digits = line[at + 15 :].strip() if at >= 0 else b""
-    if not digits.isdigit() or len(digits) > 12 or int(digits) > MAX_CONTENT_LENGTH:
-        return None
-    return int(digits)
-
-
-def _recv(sock: _socket.socket) -> bytes:
-    chunk = sock.recv(65536)
-    if not chunk:
-        raise HookError("the plan-mode server closed the connection")
-    return bytes(chunk)
 
 
 def claude_code_params(event: dict[str, Any]) -> dict[str, Any]:
@@ -373,10 +160,15 @@ def pre_tool_use(
         and behavior == "allow"
         and isinstance(sandbox, dict)
         and isinstance(sandbox.get("command"), str)
-        and (sandbox.get("required") is True or _runs_rewritten_bash(event.get("transcript_path")))
     ):
-        # No shell prefix: Claude Code runs the sandboxed line instead (docs/sandbox.md).
-        output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
+        # Only here: most calls never ask which version runs the session.
+        from planmode.agents.claude_code import versions
+
+        if sandbox.get("required") is True or versions.runs_rewritten_bash(
+            event.get("transcript_path")
+        ):
+            # No shell prefix: Claude Code runs the sandboxed line instead (docs/sandbox.md).
+            output["updatedInput"] = {**params["input"], "command": sandbox["command"]}
     return {"hookSpecificOutput": output}
 
 
@@ -417,52 +209,6 @@ def _record_no_server(event: dict[str, Any]) -> None:
     """No plan-mode server for the workspace: planmode has no opinion, in the script as here."""
     mode = str(event.get("permission_mode") or "")
     shell_prefix.write_record(event["session_id"], mode, shell_prefix.NO_SERVER)
-
-
-def _runs_rewritten_bash(transcript: object) -> bool:
-    """Whether this Claude Code runs a Bash line rewritten by the hook without asking: 2.1.197
-    does; 2.1.332 asks in the terminal for any command its own check cannot prove read-only,
-    whatever the hook answers (docs/claude-code.md). Its version is on the transcript's lines;
-    unknown or newer than measured: no rewrite (the read-only proof still decides) — unless
-    the user set ``requireSandbox`` (the sandbox's ``required``): then every Claude Code gets
-    the sandboxed line, and a newer one asks in the terminal rather than run it unsandboxed."""
-    version = _transcript_version(transcript) if isinstance(transcript, str) else None
-    return version is not None and version <= SANDBOX_REWRITE_UP_TO
-
-
-def _transcript_version(path: str) -> tuple[int, ...] | None:
-    """Claude Code's version as its transcript's last line that has one records it: the
-    top-level ``version`` of the line's object. Only whole lines of the tail are read, as
-    JSON: text inside a line (a tool input, the model's words) never counts."""
-    for window in (1 << 16, 1 << 20):  # a line longer than 64 KiB: look further back
-        try:
-            with open(path, "rb") as stream:
-                start = max(0, stream.seek(0, os.SEEK_END) - window)
-                stream.seek(start)
-                lines = stream.read().split(b"\n")
-        except OSError:
-            return None
-        if start > 0:
-            lines = lines[1:]  # begins mid-line
-        for line in reversed(lines):
-            if not line.strip():
-                continue
-            try:
-                entry = loads(line)
-            except (ValueError, RecursionError):
-                continue  # a line still being written, or none of Claude Code's
-            if isinstance(entry, dict) and "version" in entry:
-                return _version(entry["version"])
-        if start == 0:
-            return None
-    return None
-
-
-def _version(raw: object) -> tuple[int, ...] | None:
-    if not isinstance(raw, str):
-        return None
-    parts = raw.split("-", 1)[0].split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
 def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
