@@ -10,10 +10,10 @@ import pytest
 from planmode.core.settings import (
     Settings,
     apply_env,
-    claude_settings_files,
     load_settings,
     parse_layer,
     read_settings_file,
+    settings_files,
 )
 
 
@@ -97,9 +97,9 @@ def test_settings_file_only_contributes_claude_code_keys(tmp_path: Path) -> None
     assert read_settings_file(path).values == {"plansDirectory": "p"}
 
 
-def test_claude_settings_files_in_order(tmp_path: Path) -> None:
+def test_settings_files_in_order(tmp_path: Path) -> None:
     root, home = tmp_path / "r", tmp_path / "h"
-    assert claude_settings_files(root, home) == [
+    assert settings_files(root, home) == [
         root / ".claude" / "settings.local.json",
         root / ".claude" / "settings.json",
         home / ".claude" / "settings.json",

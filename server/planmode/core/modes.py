@@ -96,7 +96,8 @@ _RULE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 def parse_rule(rule: str) -> tuple[str, str | None] | None:
-    """Split Claude Code's ``Tool(content)`` rule syntax; None when it is not a rule."""
+    """Split a permission rule, ``Tool(content)`` (docs/protocol.md §7); None when it is not
+    one."""
     match = _RULE_RE.match(rule)
     if match is None:
         return None

@@ -23,9 +23,9 @@ from planmode.core.rules import AGENT_TOOLS, allow_rule_allows, rule_matches
 
 Behavior = Literal["allow", "deny", "ask"]
 
-# Tools that only read, search, ask the user or keep the agent's own notes: Claude Code 2.x
-# allows them in its own plan mode (docs/claude-code.md lists the tools real sessions offer;
-# Glob, Grep, LS, TodoWrite and MultiEdit are for older versions and other agents).
+# Tools that only read, search, ask the user or keep the agent's own notes, as an agent's own
+# plan mode allows them (docs/claude-code.md lists the tools real sessions offer; Glob, Grep,
+# LS, TodoWrite and MultiEdit are for older versions and other agents).
 READ_ONLY_TOOLS = frozenset(
     {
         "Read",
@@ -79,8 +79,8 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 PLANNING_AGENTS = frozenset({"Explore", "Plan"})
 
 
-# Which rule decided (``Decision.rule``, the wire's ``rule``; docs/claude-code.md): plan mode's
-# own rules start with "plan."; the Claude Code hook speaks only for those and for grants.
+# Which rule decided (``Decision.rule``, the wire's ``rule``; docs/protocol.md §6): plan mode's
+# own rules start with "plan."; an agent's hook speaks only for those and for grants.
 RULE_PLAN_READ = "plan.readOnly"
 RULE_PLAN_WRITE = "plan.planFile"
 RULE_PLAN_BASH = "plan.bash"
@@ -96,7 +96,7 @@ RULE_GRANT = "grant"
 RULE_MODE = "mode"
 # The allows plan mode vouches for: its own (the plan file, a proven read-only Bash line, a
 # planning agent) and a granted prompt. An agent's own rules may still object to one
-# (core/agents.py); the Claude Code hook passes on exactly these.
+# (core/agents.py); an agent's hook passes on exactly these.
 VOUCHED = frozenset({RULE_PLAN_WRITE, RULE_PLAN_BASH, RULE_PLAN_AGENT, RULE_GRANT})
 
 
@@ -130,7 +130,7 @@ class ToolContext:
     deny_rules: Sequence[str] = ()
     ask_rules: Sequence[str] = ()
     granted_prompts: Sequence[AllowedPrompt] = field(default_factory=tuple)
-    # The plan file is the agent's own (Claude Code's, docs/claude-code.md): a write of it must
+    # The plan file is the agent's own (docs/protocol.md §3): a write of it must
     # name it as the agent does — the spelled path and the resolved one both the plan file.
     plan_adopted: bool = False
     # Why the plan file may not be written now (a refused plans directory, an agent's plan
@@ -139,7 +139,7 @@ class ToolContext:
     # The directory a Bash line runs in (the caller's cwd). None: the workspace root, which
     # is what a caller that names no directory says (docs/protocol.md §6).
     cwd: Path | None = None
-    # Why that directory is not known (a Claude Code call without cwd): a line that runs
+    # Why that directory is not known (an agent's call without cwd): a line that runs
     # git is denied while planning.
     cwd_unknown: str | None = None
 
@@ -221,7 +221,7 @@ def decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> De
     try:
         return _decide(tool, tool_input, context)
     except Exception as exc:  # RecursionError, UnicodeError, a checker's bug: fail closed
-        # While planning the rule is plan mode's own, so the Claude Code hook speaks for it.
+        # While planning the rule is plan mode's own, so an agent's hook speaks for it.
         rule = RULE_PLAN_ERROR if context.mode == "plan" else RULE_MODE
         return deny("an internal error (fail closed)", f"{type(exc).__name__}: {exc}", rule)
 

@@ -193,8 +193,9 @@ class Planning:
         return result.attachments, response
 
     def end_session(self, session: Session) -> Approval | None:
-        """The conversation is over: what its last plan granted ends with it (Claude Code
-        #27160). Plan mode itself is kept, for a resume. Returns a pending approval to answer."""
+        """The conversation is over: what its last plan granted ends with it (docs/protocol.md
+        §4, endSession). Plan mode itself is kept, for a resume. Returns a pending approval to
+        answer."""
         pending = session.pending
         session.pending = None
         session.granted_prompts = ()

@@ -33,7 +33,7 @@ SLUG_ATTEMPTS = 10
 # Agent ids end up in file names: keep them to one safe path segment.
 SAFE_ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _AGENT_SUFFIX_RE = re.compile(r"^(?P<slug>.+?)-agent-(?P<agent>[A-Za-z0-9._-]+)$")
-# A plan's slug: lowercase words joined by hyphens (coolname's, and Claude Code's own).
+# A plan's slug: lowercase words joined by hyphens (coolname's, and an agent's own).
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -169,7 +169,7 @@ def find_plan_file(
     ``raw`` (relative to ``root``, ``~`` expanded) names a plan file when both its readings
     (:func:`planmode.core.paths.agreed_path`) reach the same file, with a plan file's name,
     directly in the plans ``directory`` (resolved; None when it is refused), or an
-    ``adopted`` plan file (an agent's own, docs/claude-code.md) or a subagent's
+    ``adopted`` plan file (an agent's own, docs/protocol.md §3) or a subagent's
     ``<slug>-agent-<id>.md`` next to it. A file reached through a symlink counts where it
     really is.
     """

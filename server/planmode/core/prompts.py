@@ -1,7 +1,7 @@
 """The texts the model and the user receive: tool results and ``/plan`` messages.
 
 docs/protocol.md §4 (EnterPlanMode's tool result and the ``/plan`` command's messages) and
-§5.2 (the four ExitPlanMode tool results). The wording is Claude Code's, kept exactly: the
+§5.2 (the four ExitPlanMode tool results). The wording is the protocol's, kept exactly: the
 model was trained on these texts.
 """
 

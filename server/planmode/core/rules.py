@@ -1,12 +1,12 @@
 """Settings' permission rules: whether ``Tool(content)`` covers one tool call.
 
-Claude Code's forms: ``Bash(prefix:*)`` (a word prefix), ``Bash(cmd)`` (an exact command, ``*``
-a wildcard), a path pattern for the file tools (``Edit(src/**)``, relative to the workspace;
-``//abs`` and ``~/`` absolute), ``WebFetch(domain:host)``, an agent type for Agent/Task, and the
-bare tool name (every call). A Bash line is split into its simple commands
-(:mod:`planmode.core.shell`); deny and ask rules fail closed on a line whose commands cannot all
-be known, allow rules never match one, and an allow rule lets a line through only when it covers
-every command in it.
+The forms (the ``permissions`` setting, docs/protocol.md §7): ``Bash(prefix:*)`` (a word
+prefix), ``Bash(cmd)`` (an exact command, ``*`` a wildcard), a path pattern for the file tools
+(``Edit(src/**)``, relative to the workspace; ``//abs`` and ``~/`` absolute),
+``WebFetch(domain:host)``, an agent type for Agent/Task, and the bare tool name (every call).
+A Bash line is split into its simple commands (:mod:`planmode.core.shell`); deny and ask rules
+fail closed on a line whose commands cannot all be known, allow rules never match one, and an
+allow rule lets a line through only when it covers every command in it.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from planmode.core.paths import UnsafePath, inside, resolve_path
 
 # The tool that starts a subagent, under both its names: a rule for either covers both.
 AGENT_TOOLS = frozenset({"Agent", "Task"})
-# Tools whose rule content is a path pattern (Claude Code's `Edit(src/**)` syntax).
+# Tools whose rule content is a path pattern (`Edit(src/**)`).
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 
 
 def _bash_rule_matches(content: str, command: str) -> bool:
-    """Claude Code's Bash rule content: ``prefix:*`` (word prefix) or an exact command."""
+    """A Bash rule's content: ``prefix:*`` (word prefix) or an exact command."""
     command = " ".join(command.split())
     if content.endswith(":*"):
         prefix = " ".join(content[:-2].split())
@@ -82,7 +82,7 @@ def _glob_match(pattern: str, path: str) -> bool:
 
 def path_rule_covers(content: str, path: str, project: Path, cwd: Path | None = None) -> bool:
     """Whether a deny or ask rule's path pattern may cover the absolute ``path``, read every
-    way Claude Code could read either (fail closed; docs/claude-code.md, "The user's own
+    way the agent could read either (fail closed; docs/claude-code.md, "The user's own
     rules"): the path as spelled, with its symlinks followed, and with ``..`` folded first;
     the pattern ``//abs`` and ``~/…`` absolute, ``/x`` both absolute and relative to the
     project, ``x`` and ``./x`` relative to the project and to the working directory, and a

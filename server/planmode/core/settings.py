@@ -1,9 +1,9 @@
 """Settings: the typed model, its sources in order of precedence, and the env overrides.
 
 Sources, highest first (docs/protocol.md §7): the editor's ``initializationOptions.planMode``, its
-``workspace/configuration`` section ``planMode``, then Claude Code's own settings files
-``<root>/.claude/settings.local.json``, ``<root>/.claude/settings.json`` and
-``~/.claude/settings.json`` (from those only Claude Code's keys are taken). Each key is
+``workspace/configuration`` section ``planMode``, then the settings files of ``.claude``
+(:func:`settings_files`: ``<root>/.claude/settings.local.json``, ``<root>/.claude/settings.json``
+and ``~/.claude/settings.json``; from those only :data:`FILE_KEYS` are taken). Each key is
 validated on its own: a bad value is reported and the default used; it never fails the rest.
 """
 
@@ -56,8 +56,9 @@ class Settings(BaseModel):
     requireSandbox: bool = False
 
 
-# The keys Claude Code itself keeps in its settings files that mean something here.
-CLAUDE_CODE_KEYS = ("plansDirectory", "permissions")
+# The keys of the .claude settings files that mean something here (the other keys there are
+# the agent's own).
+FILE_KEYS = ("plansDirectory", "permissions")
 
 
 @dataclass
@@ -98,7 +99,7 @@ def parse_layer(raw: object, source: str, keys: tuple[str, ...] | None = None) -
 
 
 def read_settings_file(path: Path) -> SettingsLayer:
-    """A Claude Code settings file as a layer (missing file: empty, no warning)."""
+    """A ``.claude`` settings file as a layer (missing file: empty, no warning)."""
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -110,11 +111,11 @@ def read_settings_file(path: Path) -> SettingsLayer:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         return SettingsLayer(source, warnings=[f"{source} is not valid JSON ({exc}); ignoring it."])
-    return parse_layer(raw, source, CLAUDE_CODE_KEYS)
+    return parse_layer(raw, source, FILE_KEYS)
 
 
-def claude_settings_files(root: Path, home: Path | None = None) -> list[Path]:
-    """Claude Code's settings files, highest precedence first."""
+def settings_files(root: Path, home: Path | None = None) -> list[Path]:
+    """The ``.claude`` settings files, highest precedence first."""
     user_home = home if home is not None else Path(os.path.expanduser("~"))
     return [
         root / ".claude" / "settings.local.json",
@@ -129,7 +130,7 @@ def merge_layers(layers: list[SettingsLayer]) -> Settings:
     rules: dict[str, list[str]] = {"allow": [], "deny": [], "ask": []}
     for layer in reversed(layers):
         merged.update(layer.values)
-        # Like Claude Code, permission rules add up across sources instead of replacing.
+        # Permission rules add up across sources instead of replacing (docs/protocol.md §7).
         for kind, listed in (layer.values.get("permissions") or {}).items():
             if kind in rules:
                 rules[kind].extend(r for r in listed if r not in rules[kind])
@@ -157,8 +158,8 @@ def _env_count(value: str | None) -> int | None:
 
 
 def apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
-    """Claude Code's environment overrides of the interview phase and the planning agents'
-    counts (docs/protocol.md §7; counts outside 1–10 are ignored)."""
+    """The environment's overrides of the interview phase and the planning agents' counts
+    (docs/protocol.md §7; counts outside 1–10 are ignored)."""
     updates: dict[str, Any] = {}
     interview = _env_flag(env.get("CLAUDE_CODE_PLAN_MODE_INTERVIEW_PHASE"))
     if interview is not None:
@@ -183,7 +184,7 @@ def load_settings(
     layers = [
         parse_layer(init_options, "initializationOptions.planMode"),
         parse_layer(configuration, "workspace configuration 'planMode'"),
-        *(read_settings_file(path) for path in claude_settings_files(root, home)),
+        *(read_settings_file(path) for path in settings_files(root, home)),
     ]
     settings = apply_env(merge_layers(layers), os.environ if env is None else env)
     warnings = [warning for layer in layers for warning in layer.warnings]

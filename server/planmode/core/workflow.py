@@ -3,8 +3,9 @@
 The texts of the ``plan_mode`` (full and sparse), ``plan_mode_reentry`` and ``plan_mode_exit``
 attachments (docs/protocol.md §5.3): the five-phase workflow, its interview variant, the four
 plan formats, and the Explore and Plan agents offered while planning
-(``planMode/agentDefinitions``, docs/protocol.md §4). Written in our own words on Claude Code's
-structure; the opening hard constraint is kept word for word, as the model knows it.
+(``planMode/agentDefinitions``, docs/protocol.md §4). Written in our own words on the structure
+of the plan mode the protocol follows; the opening hard constraint is kept word for word, as
+the model knows it.
 """
 
 from __future__ import annotations

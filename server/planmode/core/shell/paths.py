@@ -1,7 +1,8 @@
 """The words of a command line that may name files, for checks on *where* a line reads.
 
-Claude Code asks before a Bash line reads outside its working directories and applies its
-``Read(…)`` rules to the files a line names (docs/claude-code.md, "The user's own rules").
+An agent with rules of its own (core/agents.py) may ask before a Bash line reads outside its
+working directories, and apply its ``Read(…)`` rules to the files a line names
+(docs/claude-code.md, "The user's own rules").
 Which words a program reads as paths is its own business; this module over-approximates:
 every word of the line but the program names — arguments, redirection targets, assignment
 values, loop lists, test operands — is an operand, as bash passes it (None when bash
