@@ -109,6 +109,24 @@ class Model:
                 + self.cli.visible()
             ) from None
 
+    def choose(self, dialog: str, key: str = "Enter", timeout: float = 30) -> Request:
+        """Answer Gemini CLI's dialog with ``key``, as the user would once it shows; the
+        request that follows. A key that arrives while the dialog is still being drawn is
+        lost, so it is sent again while the dialog stays on screen."""
+        self.cli.wait_screen(dialog, 20, visible=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            time.sleep(0.3)
+            if dialog in self.cli.visible():
+                self.cli.keys(key)
+            try:
+                return self.api.turn(3)
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(
+                        f"no request after answering {dialog!r}:\n{self.cli.visible()}"
+                    ) from None
+
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The tool's ``response`` as the model reads it: ``{"output"}`` or ``{"error"}``."""
         self.api.reply(function_call(name, args))
@@ -228,9 +246,7 @@ def plan_in_gemini_cli(model: Model, hook: Hook, root: Path, started: float) -> 
     # ...but not approve it: without a deny, Gemini CLI's own dialog asks in the terminal.
     hook.answer({})
     model.api.reply(function_call("exit_plan_mode", {"plan_filename": "greet.md"}))
-    model.cli.wait_screen("Ready to start implementation", 20, visible=True)
-    model.cli.keys("Enter")  # Yes, automatically accept edits
-    approved = model.turn()
+    approved = model.choose("Ready to start implementation")  # Yes, automatically accept edits
     told = approved.result("exit_plan_mode")["output"]
     assert told.startswith("Plan approved. Switching to Auto-Edit mode"), told
     assert str(plan) in told, told

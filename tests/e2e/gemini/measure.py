@@ -197,6 +197,7 @@ class Session:
     def exit_dialog(self, plan: str = "greet.md") -> list[str]:
         self.api.reply(function_call("exit_plan_mode", {"plan_filename": plan}))
         self.cli.wait_screen("Ready to start implementation", 20, visible=True)
+        time.sleep(0.5)  # keys sent while the dialog is still being drawn are lost
         return self.dialog()
 
     def quit(self) -> None:
