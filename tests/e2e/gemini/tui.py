@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import time
 import uuid
@@ -252,7 +253,18 @@ class GeminiCli:
             time.sleep(0.1)
 
     def close(self) -> None:
+        # The pane's process leads its own process group; a wrapped CLI (strace) can outlive
+        # the hang-up of kill-server, so the group is ended too.
+        pane = self._tmux("display-message", "-p", "#{pane_pid}").strip()
         self._tmux("kill-server")
+        for signal_number in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                if not pane.isdigit() or os.getpgid(int(pane)) != int(pane):
+                    break  # gone, or no longer the group this pane started
+                os.killpg(int(pane), signal_number)
+            except (ProcessLookupError, PermissionError):
+                break
+            time.sleep(0.2)
         # tmux leaves the socket of a killed server behind.
         base = os.environ.get("TMUX_TMPDIR") or "/tmp"
         Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
