@@ -1,7 +1,8 @@
 """``planmode state|enter|exit|approve|reject|keep|undo|check|plans``: the CLI of a running server.
 
-Talks to the server of the workspace through its agent endpoint (see :mod:`planmode.discovery`);
-stdlib only, so it starts fast. Human-readable output by default, ``--json`` for scripts.
+Talks to the server of the workspace through its agent endpoint (see
+:mod:`planmode.lsp.transport.discovery`); stdlib only, so it starts fast. Human-readable
+output by default, ``--json`` for scripts.
 
 Exit codes: 0 success (``check``: allow), 1 error or no server, 2 ``check`` denied (or
 ``approve``/``reject``/``keep``/``undo`` without an id while several wait: the list is printed),
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from planmode.discovery import Connection, NoServer, RpcError, connect, find_root
+from planmode.lsp.transport.discovery import Connection, NoServer, RpcError, connect, find_root
 
 EXIT_OK, EXIT_ERROR, EXIT_DENY, EXIT_ASK = 0, 1, 2, 3
 # approve/reject/keep/undo without an id when several are waiting: the list, to pick from.

@@ -21,9 +21,9 @@ from pytest_lsp.client import register_lsp_features
 from pytest_lsp.protocol import LanguageClientProtocol
 
 from planmode.core.edits import EditError, apply_to_disk, simulate, targets
-from planmode.discovery import discovery_path
 from planmode.lsp.features.edits import to_operations
 from planmode.lsp.server import plain
+from planmode.lsp.transport.discovery import discovery_path
 
 NOTIFICATIONS = (
     "planMode/didChangeState",

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from planmode.discovery import RpcError, discovery_path
+from planmode.lsp.transport.discovery import RpcError, discovery_path
 
 SERVER = [sys.executable, "-m", "planmode", "lsp", "--log-level", "WARNING"]
 START_TIMEOUT = 30.0

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from planmode.discovery import Connection
+from planmode.lsp.transport.discovery import Connection
 from tests.e2e.stdio_server import StdioServer, frame
 
 METHODS = [

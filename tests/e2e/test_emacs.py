@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from planmode.discovery import connect, discovery_path
+from planmode.lsp.transport.discovery import connect, discovery_path
 from tests.e2e.emacs.driver import AVAILABLE, Emacs, elisp_string
 
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason="emacs and tmux are needed (make editors)")

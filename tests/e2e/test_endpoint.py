@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from planmode import runtime
-from planmode.discovery import (
+from planmode.lsp.transport.discovery import (
     Connection,
     NoServer,
     RpcError,

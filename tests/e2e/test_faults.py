@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from planmode.discovery import Connection, NoServer, RpcError, connect, read_discovery
+from planmode.lsp.transport.discovery import Connection, NoServer, RpcError, connect, read_discovery
 from tests.e2e.stdio_server import StdioServer
 
 PLAN_BYTES = 2 * 1024 * 1024

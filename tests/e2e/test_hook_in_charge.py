@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from planmode import runtime
-from planmode.discovery import discovery_path
+from planmode.lsp.transport.discovery import discovery_path
 from tests.e2e.stdio_server import StdioServer
 
 SESSION = "cc-session-1"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from planmode.discovery import connect, discovery_path
+from planmode.lsp.transport.discovery import connect, discovery_path
 
 NVIM = shutil.which("nvim")
 SCRIPT = Path(__file__).parent / "neovim" / "approve.lua"

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from planmode.discovery import Connection, connect
+from planmode.lsp.transport.discovery import Connection, connect
 from planmode.sandbox import BWRAP, LANDLOCK, landlock
 from planmode.sandbox.probe import Availability, detect
 from tests.e2e.sandbox_corpus import (

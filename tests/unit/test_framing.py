@@ -213,7 +213,7 @@ def test_the_blocking_stream_resyncs_lines_and_keeps_bodies() -> None:
 
 def test_the_cli_reads_the_framer_without_pygls() -> None:
     code = (
-        "import sys, planmode.discovery, planmode.lsp.transport.framing\n"
+        "import sys, planmode.lsp.transport.discovery, planmode.lsp.transport.framing\n"
         "print(' '.join(m for m in ('pygls', 'lsprotocol', 'pydantic') if m in sys.modules))\n"
     )
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -36,12 +36,12 @@ from planmode import __version__, runtime
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
 from planmode.core.state_dir import STATE, StatePlace
-from planmode.discovery import DISCOVERY_NAME
 from planmode.lsp import protocol
 from planmode.lsp.params import PingParams
 from planmode.lsp.results import OkResult
 from planmode.lsp.server import PlanModeProtocol, PlanModeServer
 from planmode.lsp.transport import framing
+from planmode.lsp.transport.discovery import DISCOVERY_NAME
 
 log = logging.getLogger(__name__)
 

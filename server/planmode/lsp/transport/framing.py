@@ -3,9 +3,9 @@
 A message is header lines — ``Content-Length: N`` and perhaps others (``Content-Type``) — each
 ending ``\\r\\n``, a blank line, then N bytes of JSON. This module is the one reader
 (:class:`Reader`) and writer (:func:`frame`, :func:`encode`) of that framing: the agent
-endpoint, ``planmode lsp --tcp``, the clients of the endpoint (:mod:`planmode.discovery`: the
-CLI, a teammate's server) and stdio, where pygls's own loop reads through :func:`resync`. The
-Claude Code hook keeps a minimal copy for its start-up
+endpoint, ``planmode lsp --tcp``, the clients of the endpoint (:mod:`.discovery`: the CLI, a
+teammate's server) and stdio, where pygls's own loop reads through :func:`resync`. The Claude
+Code hook keeps a minimal copy for its start-up
 (:mod:`planmode.agents.claude_code.client`); ``tests/unit/test_framing.py`` feeds both the
 same bytes.
 

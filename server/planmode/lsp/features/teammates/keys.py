@@ -25,11 +25,11 @@ from pydantic import ValidationError
 
 from planmode.core.errors import InvalidParams
 from planmode.core.session import Session
-from planmode.discovery import Connection, NoServer, RpcError
 from planmode.lsp import protocol
 from planmode.lsp.params import TeammateKeyParams, describe_validation_error
 from planmode.lsp.results import OkResult
 from planmode.lsp.server import PlanModeServer
+from planmode.lsp.transport.discovery import Connection, NoServer, RpcError
 from planmode.lsp.transport.endpoint import SERVER_INFO, runtime_base
 
 log = logging.getLogger(__name__)
