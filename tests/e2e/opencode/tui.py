@@ -3,13 +3,15 @@
 Offline: a private ``HOME`` (and XDG directories under it) whose
 ``~/.config/opencode/opencode.json`` names one provider, ``@ai-sdk/openai-compatible``
 (shipped inside the binary) pointed at the fake API, as the model and the small model, with
-``autoupdate`` and sharing off; the environment turns off the update check, the models.dev
-fetch, sharing, LSP downloads and the default plugins. Before it loads plugins, OpenCode
-installs ``@opencode-ai/plugin`` into each of its config directories (``~/.config/opencode``
-and every ``.opencode`` of the project) unless the directory's ``node_modules`` exists and
-its ``package-lock.json`` already lists every dependency of its ``package.json`` and
-``@opencode-ai/plugin``: ``seed_plugin_deps`` copies the install script's cached install
-there (docs/opencode.md, "Starting offline").
+``autoupdate`` and sharing off; the environment turns off the update check, the models
+catalogue fetch, sharing, LSP downloads and the default plugins. At every start OpenCode
+installs ``@opencode-ai/plugin`` from npm into each of its config directories
+(``~/.config/opencode`` and every ``.opencode`` of the project; with a plugin it waits for
+that) unless the directory's ``node_modules`` exists and its ``package-lock.json`` already
+lists every dependency of its ``package.json`` and ``@opencode-ai/plugin``:
+``seed_plugin_deps`` copies the install script's cached install there. A caller points
+``npm_config_registry`` at ``FakeApi.registry`` to see that nothing else is fetched
+(docs/opencode.md, "Starting offline").
 """
 
 from __future__ import annotations
