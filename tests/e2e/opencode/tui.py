@@ -16,11 +16,13 @@ lists every dependency of its ``package.json`` and ``@opencode-ai/plugin``:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 import uuid
@@ -265,7 +267,13 @@ class OpenCode:
             time.sleep(0.1)
 
     def close(self) -> None:
+        # The pane's process leads its own process group; a CLI that outlives tmux's hang-up
+        # (one run under strace did) is ended with its group.
+        pane = self._tmux("display-message", "-p", "#{pane_pid}").strip()
         self._tmux("kill-server")
+        if pane.isdigit():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(int(pane), signal.SIGKILL)
         # tmux leaves the socket of a killed server behind.
         base = os.environ.get("TMUX_TMPDIR") or "/tmp"
         Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
