@@ -20,6 +20,9 @@ from planmode.core.shell import is_single_simple_command, rule_forms, simple_com
 
 # Each runs `rm` (bash 5.2, non-interactive), in a place a simple walk over the tree misses.
 HIDDEN_RM = [
+    # after a redirection the tree reads as taking the next line's words (found by hypothesis)
+    "echo 2>/dev/null\n\\rm -rf src",
+    "ls a2>f\nrm -rf src",
     # after a "#" bash does not read as a comment
     "[ -d src ]#; rm -rf src",
     "ls#; rm -rf src",

@@ -310,6 +310,8 @@ class _Certainty:
             return target is not None and target.type == "variable_name"
         if kind == "expansion":
             return not any(c.type == "subscript" for c in node.children)
+        if kind == "file_redirect":  # e.g. "echo 2>/dev/null\n\\cat": bash runs cat too
+            return self.walk.redirect_shape(node) is None
         return True
 
     def _quoted_heredoc(self, node: Node) -> bool:

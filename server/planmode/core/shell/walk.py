@@ -245,18 +245,27 @@ class Walk:
             return "a '#' glued to the word before it (bash does not start a comment there)", []
         return None, []
 
-    def file_redirect(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
-        operator = next((c.type for c in node.children if not c.is_named), "")
+    def redirect_shape(self, node: Node) -> str | None:
+        """Where bash splits a redirection otherwise than the tree: a descriptor glued to the
+        word before it, or more than one word after the operator. The settings-rule side
+        asks this too: the commands of such a line are not known."""
         start = node.start_byte
         if node.children and node.children[0].type == "file_descriptor":
             glued = start > 0 and self.source[start - 1] not in b" \t\n;&|()"
             if glued or not node_text(node.children[0]).isdigit():
                 # bash reads "a2>f" (and tree-sitter's "-n2>f") as a word and a redirection
                 # of standard output
-                return f"the redirection '{node_text(node)}' glued to the word before it", []
+                return f"the redirection '{node_text(node)}' glued to the word before it"
+        if len(node.children_by_field_name("destination")) != 1:
+            return "words after a redirection's target (arguments that escape the check)"
+        return None
+
+    def file_redirect(self, node: Node, _in: bool) -> tuple[str | None, list[Node]]:
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        shape = self.redirect_shape(node)
+        if shape is not None:
+            return shape, []
         destinations = node.children_by_field_name("destination")
-        if len(destinations) != 1:
-            return "words after a redirection's target (arguments that escape the check)", []
         value = literal(destinations[0])
         shown = node_text(node)
         if operator == "<":
