@@ -1,5 +1,7 @@
 """``planmode state|enter|exit|approve|reject|keep|undo|check|plans``: the CLI of a running server.
 
+Each verb is a function here taking the connection and its arguments; its request is named
+from :mod:`planmode.lsp.protocol`, and :mod:`planmode.cli` registers it with its arguments.
 Talks to the server of the workspace through its agent endpoint (see
 :mod:`planmode.lsp.transport.discovery`); stdlib only, so it starts fast. Human-readable
 output by default, ``--json`` for scripts.
@@ -15,73 +17,147 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from planmode.lsp import protocol
 from planmode.lsp.transport.discovery import Connection, NoServer, RpcError, connect, find_root
 
 EXIT_OK, EXIT_ERROR, EXIT_DENY, EXIT_ASK = 0, 1, 2, 3
 # approve/reject/keep/undo without an id when several are waiting: the list, to pick from.
 EXIT_CHOOSE = 2
 
+# A verb: what it asks the server, and what it prints; returns the exit code.
+ServerVerb = Callable[[Connection, argparse.Namespace], int]
 
-def add_verbs(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the agent verbs on the main parser's subparsers."""
 
-    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser = verbs.add_parser(name, help=help_text)
-        parser.add_argument("--root", help="workspace root (default: found from the cwd)")
-        parser.add_argument(
-            "--session",
-            default=os.environ.get("PLANMODE_SESSION"),
-            help="session id (default: $PLANMODE_SESSION, else the editor's default session)",
+def run(verb: ServerVerb, args: argparse.Namespace) -> int:
+    """Run ``verb`` against the workspace's server; every failure is a message and an exit
+    code."""
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd()) or Path.cwd()
+    # Only `exit --wait` waits for the user, as long as they take.
+    timeout = None if getattr(args, "wait", False) else 30
+    try:
+        with connect(root, timeout=timeout) as conn:
+            return verb(conn, args)
+    except Ambiguous as exc:
+        if args.json:
+            print(json.dumps(exc.result, indent=2))
+        else:
+            print("\n".join([exc.what, *(f"  {line}" for line in exc.choices)]), file=sys.stderr)
+        return EXIT_CHOOSE
+    except NoServer as exc:
+        print(
+            f"planmode: {exc}. Start your editor with the planmode server first.", file=sys.stderr
         )
-        parser.add_argument("--json", action="store_true", help="print the JSON result")
-        return parser
+        return EXIT_ERROR
+    except RpcError as exc:
+        print(f"planmode: {exc.message} (error {exc.code})", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader left early (`planmode plans | head -1`): nothing more to tell it, and no
+        # error to print about it. Not EXIT_OK: a decision the caller never read is no allow.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except (OSError, ValueError) as exc:
+        print(f"planmode: {exc}", file=sys.stderr)
+        return EXIT_ERROR
 
-    verb("state", "show the session's mode and plan")
-    enter = verb("enter", "enter plan mode (EnterPlanMode)")
-    enter.add_argument("--agent", help="agent id (subagents may not enter plan mode)")
-    exit_ = verb("exit", "submit the plan for approval (ExitPlanMode)")
-    exit_.add_argument("--wait", action="store_true", help="wait for the user's decision")
-    exit_.add_argument("--plan", help="plan text, or @FILE, or - for stdin")
-    exit_.add_argument("--agent", help="agent id")
-    approve = verb("approve", "approve the pending plan")
-    approve.add_argument(
-        "approval_id", nargs="?", help="default: the only one pending in the workspace"
+
+# -- the verbs ------------------------------------------------------------------------------
+
+
+def state(conn: Connection, args: argparse.Namespace) -> int:
+    result = conn.request(protocol.GET_STATE, _params(args))
+    _show(args, result, _state_text(result))
+    return EXIT_OK
+
+
+def enter(conn: Connection, args: argparse.Namespace) -> int:
+    result = conn.request(protocol.ENTER, _params(args, agentId=args.agent))
+    _show(args, result, f"{result['message']}\n\n{_state_text(result['state'])}")
+    return EXIT_OK
+
+
+def exit_(conn: Connection, args: argparse.Namespace) -> int:
+    params = _params(args, agentId=args.agent, plan=_plan_text(args.plan))
+    if not args.wait:
+        params["detach"] = True
+    result = conn.request(protocol.EXIT, params)
+    if result.get("outcome") == "pending":
+        human = f"Plan submitted for approval in the editor ({result['approvalId']})."
+    else:
+        human = result["toolResult"]
+    _show(args, result, human)
+    return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
+
+
+def approve(conn: Connection, args: argparse.Namespace) -> int:
+    params, approval = _find_approval(conn, args)
+    params.update(_params(args, mode=args.mode, includeComments=args.comments))
+    params.update(_grant_params(args, approval))
+    human = "Approved."
+    if params.get("allowedPrompts") and approval is not None:
+        rules = [f"  • {g['rule']}" for g in approval.get("grants") or []]
+        human = "\n".join(["Approved, and allowed without asking:", *rules])
+    _show(args, conn.request(protocol.APPROVE, params), human)
+    return EXIT_OK
+
+
+def reject(conn: Connection, args: argparse.Namespace) -> int:
+    params = _find_approval(conn, args)[0]
+    params.update(_params(args, feedback=args.feedback, includeComments=args.comments))
+    _show(args, conn.request(protocol.REJECT, params), "Rejected.")
+    return EXIT_OK
+
+
+def keep(conn: Connection, args: argparse.Namespace) -> int:
+    result = conn.request(protocol.KEEP_HUNK, _hunk_params(conn, args))
+    if not result.get("ok"):
+        _show(args, result, f"Not kept: {result.get('failureReason')}")
+        return EXIT_ERROR
+    _show(args, result, "Kept.")
+    return EXIT_OK
+
+
+def undo(conn: Connection, args: argparse.Namespace) -> int:
+    result = conn.request(protocol.UNDO_HUNK, _hunk_params(conn, args))
+    if not result.get("ok"):
+        _show(args, result, f"Not undone: {result.get('failureReason')}")
+        return EXIT_ERROR
+    _show(args, result, "Undone.")
+    return EXIT_OK
+
+
+def check(conn: Connection, args: argparse.Namespace) -> int:
+    try:
+        tool_input = json.loads(args.input)
+    except ValueError as exc:
+        raise ValueError(f"the tool input is not JSON ({exc}): {args.input!r:.80}") from None
+    result = conn.request(
+        protocol.CHECK_TOOL, _params(args, tool=args.tool, input=tool_input, agentId=args.agent)
     )
-    approve.add_argument("--mode", help="mode to return to (e.g. acceptEdits)")
-    granting = approve.add_mutually_exclusive_group()
-    granting.add_argument(
-        "--grant",
-        action="store_true",
-        help="also allow the commands the plan asks to run without asking (its allowedPrompts)",
-    )
-    granting.add_argument(
-        "--no-grant",
-        action="store_true",
-        help="approve the plan alone, without the commands it asks for",
-    )
-    reject = verb("reject", "reject the pending plan")
-    reject.add_argument(
-        "approval_id", nargs="?", help="default: the only one pending in the workspace"
-    )
-    reject.add_argument("--feedback", help="what the agent should change")
-    for decide in (approve, reject):
-        decide.add_argument(
-            "--comments",
-            action="store_true",
-            help="send the plan's review comments (> [!review] …) with their anchors",
-        )
-    for name, what in (("keep", "keep"), ("undo", "undo")):
-        hunk = verb(name, f"{what} one unreviewed change of a revised plan")
-        hunk.add_argument("hunk_id", nargs="?", help="default: the only unreviewed change")
-        hunk.add_argument("--plan", help="the plan file (default: every revised plan)")
-    check = verb("check", "may this tool call run now? (exit 0 allow, 2 deny, 3 ask)")
-    check.add_argument("tool", help="tool name, e.g. Bash, Write")
-    check.add_argument("input", help='tool input as JSON, e.g. \'{"command": "ls"}\'')
-    check.add_argument("--agent", help="agent id")
-    verb("plans", "list the workspace's plan files")
+    message = f": {result['message']}" if result.get("message") else ""
+    sandbox = result.get("sandbox")
+    if isinstance(sandbox, dict):
+        message += f"\nrun it sandboxed ({sandbox['mechanism']}): {sandbox['command']}"
+    _show(args, result, f"{result['behavior']}{message}")
+    return {"allow": EXIT_OK, "deny": EXIT_DENY}.get(result["behavior"], EXIT_ASK)
+
+
+def plans(conn: Connection, args: argparse.Namespace) -> int:
+    result = conn.request(protocol.LIST_PLANS, _params(args))
+    rows = [
+        f"{'*' if p['pending'] else ' '} {p['modified']}  {p['sizeBytes']:>7}  {p['path']}"
+        + (f"  (session {p['sessionId']})" if p.get("sessionId") else "")
+        for p in result["plans"]
+    ]
+    _show(args, result, "\n".join(rows) or "No plans yet.")
+    return EXIT_OK
+
+
+# -- what the verbs share -------------------------------------------------------------------
 
 
 def _params(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
@@ -116,25 +192,20 @@ class Ambiguous(Exception):
         self.result = result
 
 
-def _approval_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
-    """approvalId (and sessionId) of the approval to decide: the named one, else the only one
-    pending in the workspace (every session's, Claude Code's included, and teammates')."""
-    return _find_approval(conn, args)[0]
-
-
 def _find_approval(
     conn: Connection, args: argparse.Namespace
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The params naming the approval to decide, and the approval as listed (None for an id
-    that is not listed: the server answers for it)."""
-    listed = conn.request("planMode/listApprovals", _params(args))
+    """The params naming the approval to decide — the named one, else the only one pending in
+    the workspace (every session's, Claude Code's included, and teammates') — and the approval
+    as listed (None for an id that is not listed: the server answers for it)."""
+    listed = conn.request(protocol.LIST_APPROVALS, _params(args))
     approvals = listed["approvals"]
     if args.approval_id:
         named = [a for a in approvals if a["approvalId"] == str(args.approval_id)]
         return _params(args, approvalId=str(args.approval_id)), (named[0] if named else None)
     if not approvals:
         where = f"session {args.session}" if args.session else "the workspace"
-        raise RpcError(-32005, f"No pending approval in {where}.")
+        raise RpcError(protocol.NO_PENDING_APPROVAL, f"No pending approval in {where}.")
     if len(approvals) > 1:
         raise Ambiguous(
             f"{len(approvals)} approvals are pending; name one (planmode {args.verb} ID):",
@@ -178,14 +249,16 @@ def _approval_line(approval: dict[str, Any]) -> str:
 
 def _hunk_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
     """path and hunkId of the hunk to keep or undo: the named one, else the only one."""
-    listed = conn.request("planMode/listHunks", _params(args, path=args.plan))
+    listed = conn.request(protocol.LIST_HUNKS, _params(args, path=args.plan))
     hunks = listed["hunks"]
     if args.hunk_id:
         hunks = [h for h in hunks if h["hunkId"] == args.hunk_id]
         if not hunks:
-            raise RpcError(-32006, f"No unreviewed change {args.hunk_id} (the plan changed?).")
+            raise RpcError(
+                protocol.PLAN_CHANGED, f"No unreviewed change {args.hunk_id} (the plan changed?)."
+            )
     if not hunks:
-        raise RpcError(-32005, "No unreviewed changes.")
+        raise RpcError(protocol.NO_PENDING_APPROVAL, "No unreviewed changes.")
     if len(hunks) > 1:
         raise Ambiguous(
             f"{len(hunks)} changes are unreviewed; name one (planmode {args.verb} HUNK_ID):",
@@ -225,96 +298,3 @@ def _state_text(state: dict[str, Any]) -> str:
         )
         lines.append(f"planning Bash: {sandbox.get('status')} ({sandbox.get('detail')}){required}")
     return "\n".join(lines)
-
-
-def run(args: argparse.Namespace) -> int:
-    root = Path(args.root).resolve() if args.root else find_root(Path.cwd()) or Path.cwd()
-    try:
-        with connect(root, timeout=None if args.verb == "exit" and args.wait else 30) as conn:
-            return _dispatch(conn, args)
-    except Ambiguous as exc:
-        if args.json:
-            print(json.dumps(exc.result, indent=2))
-        else:
-            print("\n".join([exc.what, *(f"  {line}" for line in exc.choices)]), file=sys.stderr)
-        return EXIT_CHOOSE
-    except NoServer as exc:
-        print(
-            f"planmode: {exc}. Start your editor with the planmode server first.", file=sys.stderr
-        )
-        return EXIT_ERROR
-    except RpcError as exc:
-        print(f"planmode: {exc.message} (error {exc.code})", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        # The reader left early (`planmode plans | head -1`): nothing more to tell it, and no
-        # error to print about it. Not EXIT_OK: a decision the caller never read is no allow.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_ERROR
-    except (OSError, ValueError) as exc:
-        print(f"planmode: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-
-
-def _dispatch(conn: Connection, args: argparse.Namespace) -> int:
-    if args.verb == "state":
-        state = conn.request("planMode/getState", _params(args))
-        _show(args, state, _state_text(state))
-    elif args.verb == "enter":
-        result = conn.request("planMode/enter", _params(args, agentId=args.agent))
-        _show(args, result, f"{result['message']}\n\n{_state_text(result['state'])}")
-    elif args.verb == "exit":
-        params = _params(args, agentId=args.agent, plan=_plan_text(args.plan))
-        if not args.wait:
-            params["detach"] = True
-        result = conn.request("planMode/exit", params)
-        if result.get("outcome") == "pending":
-            human = f"Plan submitted for approval in the editor ({result['approvalId']})."
-        else:
-            human = result["toolResult"]
-        _show(args, result, human)
-        return EXIT_ERROR if result.get("outcome") == "rejected" else EXIT_OK
-    elif args.verb == "approve":
-        params, approval = _find_approval(conn, args)
-        params.update(_params(args, mode=args.mode, includeComments=args.comments))
-        params.update(_grant_params(args, approval))
-        human = "Approved."
-        if params.get("allowedPrompts") and approval is not None:
-            rules = [f"  • {g['rule']}" for g in approval.get("grants") or []]
-            human = "\n".join(["Approved, and allowed without asking:", *rules])
-        _show(args, conn.request("planMode/approve", params), human)
-    elif args.verb == "reject":
-        params = _approval_params(conn, args)
-        params.update(_params(args, feedback=args.feedback, includeComments=args.comments))
-        _show(args, conn.request("planMode/reject", params), "Rejected.")
-    elif args.verb in ("keep", "undo"):
-        method = "planMode/keepHunk" if args.verb == "keep" else "planMode/undoHunk"
-        result = conn.request(method, _hunk_params(conn, args))
-        if not result.get("ok"):
-            _show(args, result, f"Not undone: {result.get('failureReason')}")
-            return EXIT_ERROR
-        _show(args, result, "Kept." if args.verb == "keep" else "Undone.")
-    elif args.verb == "check":
-        try:
-            tool_input = json.loads(args.input)
-        except ValueError as exc:
-            raise ValueError(f"the tool input is not JSON ({exc}): {args.input!r:.80}") from None
-        result = conn.request(
-            "planMode/checkTool",
-            _params(args, tool=args.tool, input=tool_input, agentId=args.agent),
-        )
-        message = f": {result['message']}" if result.get("message") else ""
-        sandbox = result.get("sandbox")
-        if isinstance(sandbox, dict):
-            message += f"\nrun it sandboxed ({sandbox['mechanism']}): {sandbox['command']}"
-        _show(args, result, f"{result['behavior']}{message}")
-        return {"allow": EXIT_OK, "deny": EXIT_DENY}.get(result["behavior"], EXIT_ASK)
-    elif args.verb == "plans":
-        result = conn.request("planMode/listPlans", _params(args))
-        rows = [
-            f"{'*' if p['pending'] else ' '} {p['modified']}  {p['sizeBytes']:>7}  {p['path']}"
-            + (f"  (session {p['sessionId']})" if p.get("sessionId") else "")
-            for p in result["plans"]
-        ]
-        _show(args, result, "\n".join(rows) or "No plans yet.")
-    return EXIT_OK

@@ -1,9 +1,14 @@
-"""The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` and ``init claude-code``
-(Claude Code), and the agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
+"""The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` and ``init`` (an agent's
+set-up), and the agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
+
+Every verb is a function, registered with its help and arguments in one table (:func:`verbs`);
+the parser is built from it. Those that ask the workspace's running server are
+:mod:`planmode.agent_cli`'s, each naming its request from :mod:`planmode.lsp.protocol`.
 
 Kept light: each verb imports what it needs when it runs, so a quick verb does not pay for
 pygls or pydantic — and ``planmode hook``, run before every tool call of Claude Code, not even
-for argparse.
+for argparse: :func:`main` answers it before the table is built (nothing at this module's top
+level imports anything).
 """
 
 from __future__ import annotations
@@ -14,54 +19,236 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+    from typing import Any
+
+    from planmode.agent_cli import ServerVerb
+
+    Run = Callable[[argparse.Namespace], int]
 
 
-def _parser() -> argparse.ArgumentParser:
+class Arg:
+    """One argument of a verb: what ``add_argument`` is given when the parser is built."""
+
+    def __init__(self, *flags: str, **options: Any) -> None:
+        self.flags = flags
+        self.options = options
+
+    def add_to(self, parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup) -> None:
+        parser.add_argument(*self.flags, **self.options)
+
+
+class OneOf:
+    """Arguments of a verb that exclude each other."""
+
+    def __init__(self, *arguments: Arg) -> None:
+        self.arguments = arguments
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_mutually_exclusive_group()
+        for argument in self.arguments:
+            argument.add_to(group)
+
+
+class Verb:
+    """A verb: the function that runs it (the parsed arguments in, the exit code out), its line
+    in ``planmode --help``, its arguments and what its own ``--help`` adds below them."""
+
+    def __init__(self, run: Run, help: str, *arguments: Arg | OneOf, epilog: str = "") -> None:
+        self.run = run
+        self.help = help
+        self.arguments = arguments
+        self.epilog = epilog
+
+
+def verbs() -> dict[str, Verb]:
+    """Every verb of ``planmode``, in the order ``planmode --help`` lists them."""
+    from planmode import agent_cli as server
+
+    approval_id = Arg(
+        "approval_id",
+        nargs="?",
+        metavar="ID",
+        help="default: the only one pending in the workspace",
+    )
+    comments = Arg(
+        "--comments",
+        action="store_true",
+        help="send the plan's review comments (> [!review] …) with their anchors",
+    )
+    which_approval = (
+        "Without ID: the only approval pending in the workspace (every session's, the agent's "
+        "included, and teammates' requests; with --session only that session's). When several "
+        "are pending they are listed, one a line starting with its id, and nothing is decided "
+        "(exit 2)."
+    )
+    hunk_id = Arg(
+        "hunk_id", nargs="?", metavar="HUNK_ID", help="default: the only unreviewed change"
+    )
+    plan_file = Arg("--plan", help="the plan file (default: every revised plan)")
+    which_hunk = (
+        "Without HUNK_ID: the only unreviewed change; when several are, they are listed, one a "
+        "line starting with its id, and nothing is done (exit 2)."
+    )
+    return {
+        "lsp": Verb(
+            run_lsp,
+            "run the language server (stdio by default)",
+            Arg("--tcp", action="store_true", help="listen on TCP instead of stdio"),
+            # vscode-languageclient and others add --stdio; stdio is the default anyway.
+            Arg("--stdio", action="store_true", help="use stdio (the default)"),
+            Arg("--host", default="127.0.0.1", help="TCP host, loopback only (default 127.0.0.1)"),
+            Arg("--port", type=tcp_port, default=2087, help="TCP port (default 2087; 0: any)"),
+            Arg(
+                "--endpoint-file",
+                default=None,
+                help="where --tcp writes its port and token (0600; default: tcp-PORT.json in the "
+                "user's runtime directory)",
+            ),
+            Arg("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]),
+        ),
+        "demo": Verb(run_demo, "play agent and editor against the server, end to end"),
+        "hook": Verb(run_hook, "answer a Claude Code hook (JSON on stdin)"),
+        "init": Verb(
+            run_init,
+            "set an agent up to use the editor's plan mode (claude-code: its hooks)",
+            Arg("agent", choices=sorted(INIT), help="the agent to set up"),
+            Arg(
+                "--local",
+                action="store_true",
+                help="write .claude/settings.local.json (yours only) instead of "
+                ".claude/settings.json",
+            ),
+            Arg(
+                "--print",
+                action="store_true",
+                dest="show",
+                help="print the merged settings, write nothing",
+            ),
+            Arg("--root", default=".", help="the project directory (default: the current)"),
+            Arg(
+                "--no-shell-prefix",
+                action="store_false",
+                dest="shell_prefix",
+                help="do not install the shell prefix that runs planning Bash in the OS sandbox",
+            ),
+        ),
+        "state": served(server.state, "show the session's mode and plan"),
+        "enter": served(
+            server.enter,
+            "enter plan mode (EnterPlanMode)",
+            Arg("--agent", help="agent id (subagents may not enter plan mode)"),
+        ),
+        "exit": served(
+            server.exit_,
+            "submit the plan for approval (ExitPlanMode)",
+            Arg("--wait", action="store_true", help="wait for the user's decision"),
+            Arg("--plan", help="plan text, or @FILE, or - for stdin"),
+            Arg("--agent", help="agent id"),
+            epilog="Without --wait the plan is submitted and decided in the editor (or with "
+            "planmode approve|reject); with it, exit 1 when the user rejects it.",
+        ),
+        "approve": served(
+            server.approve,
+            "approve the pending plan",
+            approval_id,
+            Arg("--mode", help="mode to return to (e.g. acceptEdits)"),
+            OneOf(
+                Arg(
+                    "--grant",
+                    action="store_true",
+                    help="also allow the commands the plan asks to run without asking (its "
+                    "allowedPrompts)",
+                ),
+                Arg(
+                    "--no-grant",
+                    action="store_true",
+                    help="approve the plan alone, without the commands it asks for",
+                ),
+            ),
+            comments,
+            epilog=f"{which_approval} A plan that asks to run commands without asking is "
+            "approved only with --grant or --no-grant; without either its rules are listed "
+            "(exit 2).",
+        ),
+        "reject": served(
+            server.reject,
+            "reject the pending plan",
+            approval_id,
+            Arg("--feedback", help="what the agent should change"),
+            comments,
+            epilog=which_approval,
+        ),
+        "keep": served(
+            server.keep,
+            "keep one unreviewed change of a revised plan",
+            hunk_id,
+            plan_file,
+            epilog=which_hunk,
+        ),
+        "undo": served(
+            server.undo,
+            "undo one unreviewed change of a revised plan",
+            hunk_id,
+            plan_file,
+            epilog=which_hunk,
+        ),
+        "check": served(
+            server.check,
+            "may this tool call run now? (exit 0 allow, 2 deny, 3 ask)",
+            Arg("tool", metavar="TOOL", help="tool name, e.g. Bash, Write"),
+            Arg(
+                "input", metavar="INPUT_JSON", help='tool input as JSON, e.g. \'{"command": "ls"}\''
+            ),
+            Arg("--agent", help="agent id"),
+        ),
+        "plans": served(server.plans, "list the workspace's plan files"),
+    }
+
+
+def served(verb: ServerVerb, help: str, *arguments: Arg | OneOf, epilog: str = "") -> Verb:
+    """A verb that asks the workspace's running server (:func:`planmode.agent_cli.run`), with
+    the options every such verb takes before its own."""
+    import os
+
+    from planmode import agent_cli
+
+    def run(args: argparse.Namespace) -> int:
+        return agent_cli.run(verb, args)
+
+    common = (
+        Arg("--root", help="workspace root (default: found from the cwd)"),
+        Arg(
+            "--session",
+            default=os.environ.get("PLANMODE_SESSION"),
+            help="session id (default: $PLANMODE_SESSION, else the editor's default session)",
+        ),
+        Arg("--json", action="store_true", help="print the JSON result"),
+    )
+    return Verb(run, help, *common, *arguments, epilog=epilog)
+
+
+def _parser(table: dict[str, Verb] | None = None) -> argparse.ArgumentParser:
     import argparse
 
-    from planmode.agent_cli import add_verbs
-
     parser = argparse.ArgumentParser(
-        prog="planmode", description="An AI coding agent's plan mode as a language server."
+        prog="planmode",
+        description="An AI coding agent's plan mode as a language server.",
+        epilog="The verbs from state on ask the plan-mode server of the workspace (the one "
+        "your editor runs). Exit codes: 0 success (check: allow), 1 error or no server, 2 check "
+        "denied or a choice to make, 3 check asks the user. A verb's arguments: planmode VERB "
+        "--help.",
     )
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    lsp = verbs.add_parser("lsp", help="run the language server (stdio by default)")
-    lsp.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
-    # vscode-languageclient and others add --stdio; stdio is the default anyway.
-    lsp.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    lsp.add_argument(
-        "--host", default="127.0.0.1", help="TCP host, loopback only (default 127.0.0.1)"
-    )
-    lsp.add_argument("--port", type=tcp_port, default=2087, help="TCP port (default 2087; 0: any)")
-    lsp.add_argument(
-        "--endpoint-file",
-        default=None,
-        help="where --tcp writes its port and token (0600; default: tcp-PORT.json in the "
-        "user's runtime directory)",
-    )
-    lsp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    verbs.add_parser("demo", help="play agent and editor against the server, end to end")
-    verbs.add_parser("hook", help="answer a Claude Code hook (JSON on stdin)")
-    init = verbs.add_parser(
-        "init", help="set an agent up to use the editor's plan mode (claude-code: its hooks)"
-    )
-    init.add_argument("agent", choices=["claude-code"], help="the agent to set up")
-    init.add_argument(
-        "--local",
-        action="store_true",
-        help="write .claude/settings.local.json (yours only) instead of .claude/settings.json",
-    )
-    init.add_argument(
-        "--print", action="store_true", dest="show", help="print the merged settings, write nothing"
-    )
-    init.add_argument("--root", default=".", help="the project directory (default: the current)")
-    init.add_argument(
-        "--no-shell-prefix",
-        action="store_false",
-        dest="shell_prefix",
-        help="do not install the shell prefix that runs planning Bash in the OS sandbox",
-    )
-    add_verbs(verbs)
+    subparsers = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for name, verb in (table or verbs()).items():
+        sub = subparsers.add_parser(
+            name,
+            help=verb.help,
+            description=verb.help[:1].upper() + verb.help[1:],
+            epilog=verb.epilog or None,
+        )
+        for argument in verb.arguments:
+            argument.add_to(sub)
     return parser
 
 
@@ -76,6 +263,9 @@ def tcp_port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a TCP port (0 to 65535)")
     return port
+
+
+# -- the verbs that run here ----------------------------------------------------------------
 
 
 def run_lsp(args: argparse.Namespace) -> int:
@@ -126,26 +316,35 @@ def run_tcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_demo(args: argparse.Namespace | None = None) -> int:
+    from planmode import demo
+
+    return demo.run_demo()
+
+
+def run_hook(args: argparse.Namespace | None = None) -> int:
+    from planmode.agents.claude_code.hook import run
+
+    return run()
+
+
+def run_init(args: argparse.Namespace) -> int:
+    return INIT[args.agent](args)
+
+
+def init_claude_code(args: argparse.Namespace) -> int:
+    from planmode.agents.claude_code.init import run
+
+    return run(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
+
+
+# `planmode init AGENT`: each agent's set-up, by the name the user types.
+INIT: dict[str, Run] = {"claude-code": init_claude_code}
+
+
 def main(argv: list[str] | None = None) -> int:
     if (sys.argv[1:] if argv is None else argv) == ["hook"]:
-        from planmode.agents.claude_code.hook import run as run_hook
-
-        return run_hook()
-    from planmode.agent_cli import run as run_agent_verb
-
-    args = _parser().parse_args(argv)
-    if args.verb == "lsp":
-        return run_lsp(args)
-    if args.verb == "demo":
-        from planmode.demo import run_demo
-
-        return run_demo()
-    if args.verb == "init":
-        from planmode.agents.claude_code.init import run as run_init
-
-        return run_init(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
-    if args.verb == "hook":
-        from planmode.agents.claude_code.hook import run as run_hook
-
-        return run_hook()
-    return run_agent_verb(args)
+        return run_hook()  # before anything else: Claude Code waits for it on every tool call
+    table = verbs()
+    args = _parser(table).parse_args(argv)
+    return table[args.verb].run(args)
