@@ -225,7 +225,13 @@ class FakeServer:
 
 
 def allow_everything() -> bytes:
-    result = {"behavior": "allow", "rule": "grant", "mode": "plan", "outcome": "approved"}
+    result = {
+        "behavior": "allow",
+        "rule": "grant",
+        "vouched": True,
+        "mode": "plan",
+        "outcome": "approved",
+    }
     return json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
 
 
@@ -501,6 +507,30 @@ def test_a_malformed_server_answer_denies_while_planning(
                 assert decision(out) == "deny", call
                 assert reason(out).startswith("Denied by plan mode (the plan-mode server failed)")
                 assert hook({**call, "permission_mode": "acceptEdits"}, env) is None
+    finally:
+        fake.close()
+
+
+def test_an_answer_without_vouched_denies_while_planning(tmp_path: Path, home: Path) -> None:
+    """A server older than the hook says nothing of whether plan mode stands behind its
+    answer: while planning the call is denied (fail closed), otherwise nothing is said."""
+    workspace = tmp_path / "older-server"
+    workspace.mkdir()
+    result = {"behavior": "allow", "rule": "plan.planFile", "mode": "plan"}
+    fake = FakeServer(
+        tmp_path / "old.sock", json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+    )
+    info = {"version": 1, "state": "running", "socket": str(fake.path), "pid": os.getpid()}
+    try:
+        with planted_record(workspace.resolve(), info):
+            env = claude_env(workspace, home)
+            call = write(workspace, workspace / "a.py")
+            out = hook(call, env)
+            assert decision(out) == "deny"
+            assert reason(out).startswith("Denied by plan mode (the plan-mode server failed)")
+            assert "without 'vouched'" in reason(out)
+            assert hook({**call, "permission_mode": "acceptEdits"}, env) is None
+            assert fake.connections == 2
     finally:
         fake.close()
 

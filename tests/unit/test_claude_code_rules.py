@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from planmode.agents.claude_code import hook
 from planmode.agents.claude_code.rules import Caller
 from planmode.core.approval import AllowedPrompt
-from planmode.core.permissions import VOUCHED, Decision
+from planmode.core.permissions import Decision
 from planmode.core.rules import path_rule_covers
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
@@ -67,10 +66,6 @@ def bash(command: str) -> dict[str, Any]:
     return {"command": command, "description": "x"}
 
 
-def test_the_hook_passes_on_exactly_the_vouched_allows() -> None:
-    assert hook.VOUCHED == VOUCHED
-
-
 @pytest.mark.parametrize("place", ["user", "project", "local", "managed", "drop-in"])
 def test_a_deny_rule_in_any_of_claude_codes_settings_files_is_claude_codes_to_apply(
     make_service: ServiceFactory, workspace: dict[str, Path], place: str
@@ -85,7 +80,8 @@ def test_a_deny_rule_in_any_of_claude_codes_settings_files_is_claude_codes_to_ap
     settings(files[place], deny=["Read(~/.ssh/**)", "Bash(cat:*)"])
     service, session = planning(make_service)
     denied = check(service, session, workspace, "Bash", bash("cat src/app.py"))
-    assert (denied.behavior, denied.rule) == ("deny", "claudeCode.deny")
+    # Not vouched: the hook says nothing and Claude Code applies its rule itself.
+    assert (denied.behavior, denied.rule, denied.vouched) == ("deny", "claudeCode.deny", False)
     assert denied.message == (
         f"Denied by Claude Code's deny rule 'Bash(cat:*)' in {files[place]}: Bash is not "
         "permitted (Claude Code denies it itself)"

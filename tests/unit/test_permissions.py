@@ -263,22 +263,26 @@ def test_denied_tools_are_named_in_the_reason(layout: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("tool", "tool_input", "rule"),
+    ("tool", "tool_input", "rule", "vouched"),
     [
-        ("Read", {"file_path": "x"}, "plan.readOnly"),
-        ("Write", {"file_path": "src/app.py"}, "plan.planFile"),
-        ("Write", {"file_path": f".claude/plans/{SLUG}.md"}, "plan.planFile"),
-        ("Bash", {"command": "ls"}, "plan.bash"),
-        ("Bash", {"command": "rm x"}, "plan.bash"),
-        ("Agent", {"subagent_type": "Explore"}, "plan.agent"),
-        ("ExitPlanMode", {}, "plan.exit"),
-        ("mcp__x__y", {}, "plan.tool"),
+        ("Read", {"file_path": "x"}, "plan.readOnly", False),
+        ("Write", {"file_path": "src/app.py"}, "plan.planFile", True),
+        ("Write", {"file_path": f".claude/plans/{SLUG}.md"}, "plan.planFile", True),
+        ("Bash", {"command": "ls"}, "plan.bash", True),
+        ("Bash", {"command": "rm x"}, "plan.bash", True),
+        ("Agent", {"subagent_type": "Explore"}, "plan.agent", True),
+        ("Agent", {"subagent_type": "general-purpose"}, "plan.agent", True),
+        ("ExitPlanMode", {}, "plan.exit", False),
+        ("mcp__x__y", {}, "plan.tool", True),
     ],
 )
 def test_plan_mode_decisions_name_their_rule_on_the_wire(
-    layout: dict[str, Path], tool: str, tool_input: dict[str, Any], rule: str
+    layout: dict[str, Path], tool: str, tool_input: dict[str, Any], rule: str, vouched: bool
 ) -> None:
-    assert run(layout, tool, tool_input).to_wire()["rule"] == rule
+    """``vouched``: plan mode stands behind the answer, so an agent's hook passes it on — its
+    own denies and the allows it vouches for, not a reading tool's allow nor an ask."""
+    wire = run(layout, tool, tool_input).to_wire()
+    assert (wire["rule"], wire["vouched"]) == (rule, vouched)
 
 
 def test_outside_plan_mode_only_grants_and_settings_have_their_own_rule(
@@ -288,11 +292,13 @@ def test_outside_plan_mode_only_grants_and_settings_have_their_own_rule(
     granted = run(
         layout, "Bash", {"command": "pytest -q"}, mode="default", granted_prompts=(grant,)
     )
-    assert (granted.behavior, granted.rule) == ("allow", "grant")
+    assert (granted.behavior, granted.rule, granted.vouched) == ("allow", "grant", True)
     assert run(layout, "Read", {"file_path": "x"}, mode="default").rule == "mode"
     assert run(layout, "Bash", {"command": "ls"}, mode="default").rule == "mode"
+    assert not run(layout, "Bash", {"command": "ls"}, mode="default").vouched
     denied = run(layout, "Bash", {"command": "ls"}, mode="default", deny_rules=("Bash(ls:*)",))
-    assert (denied.behavior, denied.rule) == ("deny", "settings.deny")
+    # A settings rule's deny is the agent's own rules' to apply: plan mode does not speak.
+    assert (denied.behavior, denied.rule, denied.vouched) == ("deny", "settings.deny", False)
 
 
 def test_deny_messages_name_the_rule(layout: dict[str, Path]) -> None:

@@ -509,6 +509,7 @@ def test_without_a_sandbox_planning_bash_is_classifier_only(  # type: ignore[no-
     assert service.check_tool(session, "Bash", {"command": "ls"}).to_wire() == {
         "behavior": "allow",
         "rule": "plan.bash",
+        "vouched": True,
     }
 
 
@@ -524,6 +525,7 @@ def test_require_sandbox_denies_planning_bash_without_one(  # type: ignore[no-un
         "message": "Denied by requireSandbox: no OS sandbox works here (turned off "
         "(PLANMODE_SANDBOX=off)), so Bash is denied while planning",
         "rule": "plan.bash",  # plan mode's: the Claude Code hook passes it on
+        "vouched": True,
     }
     # Only while planning, and only Bash.
     assert service.check_tool(session, "Read", {"file_path": "x"}).behavior == "allow"

@@ -80,7 +80,9 @@ PLANNING_AGENTS = frozenset({"Explore", "Plan"})
 
 
 # Which rule decided (``Decision.rule``, the wire's ``rule``; docs/protocol.md §6): plan mode's
-# own rules start with "plan."; an agent's hook speaks only for those and for grants.
+# own rules start with "plan."; an agent's hook speaks only for those and for grants
+# (Decision.vouched).
+RULE_PLAN_PREFIX = "plan."
 RULE_PLAN_READ = "plan.readOnly"
 RULE_PLAN_WRITE = "plan.planFile"
 RULE_PLAN_BASH = "plan.bash"
@@ -109,8 +111,21 @@ class Decision:
     sandbox: Mapping[str, Any] | None = None
     rule: str = RULE_MODE
 
+    @property
+    def vouched(self) -> bool:
+        """Plan mode stands behind this answer, so an agent's hook passes it on (the wire's
+        ``vouched``, docs/protocol.md §6): a deny by one of plan mode's own rules, an allow in
+        :data:`VOUCHED`. Every other answer is left to the agent's own checks and prompts."""
+        if self.behavior == "deny":
+            return self.rule.startswith(RULE_PLAN_PREFIX)
+        return self.behavior == "allow" and self.rule in VOUCHED
+
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"behavior": self.behavior, "rule": self.rule}
+        wire: dict[str, Any] = {
+            "behavior": self.behavior,
+            "rule": self.rule,
+            "vouched": self.vouched,
+        }
         if self.message is not None:
             wire["message"] = self.message
         if self.sandbox is not None:

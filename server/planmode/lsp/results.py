@@ -252,6 +252,8 @@ class SandboxedCommand(Payload):
 class CheckToolResult(Payload):
     behavior: Literal["allow", "deny", "ask"]
     rule: str
+    # Plan mode stands behind the answer: an agent's hook passes it on (docs/protocol.md §6).
+    vouched: bool
     message: Omittable[str] = None
     sandbox: Omittable[SandboxedCommand] = None
     mode: PermissionMode

@@ -6,10 +6,11 @@ the server of the workspace and prints an answer only when plan mode has one
 
 * ``PreToolUse`` → ``planMode/checkTool`` with the call, Claude Code's ``permissionMode`` (the
   session follows it) and where Claude Code keeps the session's plan (``transcriptPath``,
-  ``projectDir``, ``claudeConfigDir``). A deny by plan mode is printed with its reason; an
-  allow only where plan mode vouches for the call (the plan file, a proven read-only Bash line,
-  an Explore/Plan agent) or a granted prompt of an approved plan applies. Anything else prints
-  nothing, so Claude Code's own permission checks and prompts stay in charge.
+  ``projectDir``, ``claudeConfigDir``). The answer is printed only where the server says
+  plan mode stands behind it (``vouched``): a deny by plan mode, with its reason; an allow of
+  the plan file, a proven read-only Bash line, an Explore/Plan agent or a granted prompt of an
+  approved plan. Anything else prints nothing, so Claude Code's own permission checks and
+  prompts stay in charge.
 * ``PermissionRequest`` for ``ExitPlanMode`` → ``planMode/exit``: the plan is reviewed in the
   editor and the hook waits for the user: ``allow`` (with ``updatedInput``, whose ``plan`` is
   the approved text when the user changed it, and a ``setMode`` update when they chose another
@@ -68,9 +69,6 @@ TIMEOUT = 20.0
 # (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
 # ping it is taken for dead.
 KEEPALIVE = 10.0
-# Allows the hook passes on: the decision is plan mode's own, or an approved plan's grant
-# (planmode.core.permissions.VOUCHED, which a test keeps equal).
-VOUCHED = frozenset({"plan.planFile", "plan.bash", "plan.agent", "grant"})
 
 
 def locate(event: dict[str, Any]) -> tuple[str, str] | None:
@@ -140,13 +138,17 @@ def pre_tool_use(
         info, "planMode/checkTool", params, _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
     )
     behavior = decision.get("behavior")
-    rule = decision.get("rule")
-    if behavior not in ("allow", "deny", "ask") or not isinstance(rule, str):
+    if behavior not in ("allow", "deny", "ask") or not isinstance(decision.get("rule"), str):
         raise HookError("the plan-mode server answered planMode/checkTool without a decision")
+    # Whether plan mode stands behind the answer is the server's to say (docs/protocol.md §6).
+    # A server without `vouched` is older than this hook: while planning the call is denied.
+    speaks = decision.get("vouched")
+    if not isinstance(speaks, bool):
+        raise HookError(
+            "the plan-mode server answered planMode/checkTool without 'vouched' (a server older "
+            "than this hook: restart it)"
+        )
     message = _text(decision, "message")
-    speaks = (behavior == "deny" and rule.startswith("plan.")) or (
-        behavior == "allow" and rule in VOUCHED
-    )
     sandbox = decision.get("sandbox")
     if records:
         _record_decision(event, decision)
