@@ -20,6 +20,8 @@ from planmode.core.approval import (
     plan_digest,
     rejected_exit,
 )
+from planmode.core.teams import PendingRequest
+from planmode.lsp import results
 
 PATH = Path("/ws/.claude/plans/bold-eagle.md")
 PLAN = "# Plan\n\n1. Add the parser\n2. Test it\n"
@@ -140,7 +142,8 @@ def test_approved_exit_carries_the_granted_prompts() -> None:
     asking = approval(allowed_prompts=asked)
     result = approved_exit(asking, PLAN, "default", granted=asking.granted(asked[1:]))
     assert result.granted_prompts == asked[1:]
-    assert result.to_wire()["grantedPrompts"] == [{"tool": "Bash", "prompt": "npm run dev"}]
+    wire = results.ExitResult.model_validate(result).wire()
+    assert wire["grantedPrompts"] == [{"tool": "Bash", "prompt": "npm run dev"}]
     # Asked for, not shown to the approver: not granted.
     assert approved_exit(asking, PLAN, "default").granted_prompts == ()
     assert asking.granted((AllowedPrompt("Bash", "python3 *"),)) == ()
@@ -172,7 +175,7 @@ def test_rejected_exit_without_feedback(feedback: str | None) -> None:
 
 
 def test_exit_result_wire_shape() -> None:
-    wire = approved_exit(approval(), PLAN, "default").to_wire()
+    wire = results.ExitResult.model_validate(approved_exit(approval(), PLAN, "default")).wire()
     assert set(wire) == {
         "outcome",
         "plan",
@@ -193,10 +196,29 @@ def test_exit_result_wire_shape() -> None:
 
 
 def test_approval_wire_shape() -> None:
-    wire = approval(agent_id="a1", allowed_prompts=(AllowedPrompt("Bash", "lint"),)).to_wire()
+    asking = approval(agent_id="a1", allowed_prompts=(AllowedPrompt("Bash", "lint"),))
+    wire = results.Approval.model_validate(asking).wire()
     assert wire["planFilePath"] == str(PATH)
+    assert wire["sessionId"] == asking.session_id
     assert wire["agentId"] == "a1"
     assert wire["submittedPlan"] == PLAN
     assert wire["allowedPrompts"] == [{"tool": "Bash", "prompt": "lint"}]
+    assert wire["grants"] == [{"tool": "Bash", "prompt": "lint", "rule": asking.grants[0].rule}]
     assert wire["requestedAt"].endswith("Z")
     assert len(wire["approvalId"]) == 32
+    assert "teamName" not in wire
+    assert results.Approval.model_validate(approval()).wire()["grants"] == []
+
+
+def test_a_teammate_s_request_is_an_approval_without_a_session_or_grants() -> None:
+    request = PendingRequest("alpha", "builder", "rid-1", PATH, PLAN, "2025-01-01T00:00:00Z")
+    assert results.Approval.model_validate(request).wire() == {
+        "approvalId": "rid-1",
+        "sessionId": None,
+        "agentId": "builder",
+        "teamName": "alpha",
+        "planFilePath": str(PATH),
+        "submittedPlan": PLAN,
+        "allowedPrompts": [],
+        "requestedAt": "2025-01-01T00:00:00Z",
+    }

@@ -11,6 +11,7 @@ from planmode.core.attachments import Attachment, TurnCounter
 from planmode.core.modes import ModeState
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
 
 PLAN = "# Plan\n\n1. do it\n"
@@ -24,7 +25,7 @@ def planning(service: PlanModeService, session_id: str = "s1") -> Session:
 
 def turn(service: PlanModeService, session: Session, agent_id: str | None = None) -> list[dict]:
     found, _response = service.next_turn(session, agent_id)
-    return [a.to_wire() for a in found]
+    return [results.Attachment.model_validate(a).wire() for a in found]
 
 
 def kinds(wire: list[dict]) -> list[str]:
@@ -152,7 +153,7 @@ def test_exit_gives_exactly_one_plan_mode_exit_then_clears_the_flag(
     path = write_plan(service, session)
     turn(service, session)
     approve_exit(service, session)
-    assert service.state(session)["needsPlanModeExitAttachment"] is True
+    assert service.state(session).needs_plan_mode_exit_attachment is True
     wire = turn(service, session)
     assert wire == [
         {
@@ -162,7 +163,7 @@ def test_exit_gives_exactly_one_plan_mode_exit_then_clears_the_flag(
             "text": workflow.exit_text(str(path), True),
         }
     ]
-    assert service.state(session)["needsPlanModeExitAttachment"] is False
+    assert service.state(session).needs_plan_mode_exit_attachment is False
     for _ in range(10):
         assert turn(service, session) == []
 
@@ -183,7 +184,7 @@ def test_exit_flag_is_dropped_when_back_in_plan_before_the_next_turn(
     service.set_mode(session, "default")
     service.enter(session)
     assert kinds(turn(service, session)) == ["plan_mode"]
-    assert service.state(session)["needsPlanModeExitAttachment"] is False
+    assert service.state(session).needs_plan_mode_exit_attachment is False
 
 
 def test_full_count_restarts_after_an_exit(service: PlanModeService) -> None:
@@ -218,7 +219,7 @@ def test_reentry_with_a_plan_puts_reentry_before_the_first_plan_mode(
         "text": workflow.reentry_text(str(path)),
     }
     assert wire[1]["reminderType"] == "full"
-    assert service.state(session)["hasExitedPlanMode"] is False
+    assert service.state(session).has_exited_plan_mode is False
     # Only once.
     for _ in range(4):
         assert turn(service, session) == []
@@ -281,7 +282,7 @@ def test_subagent_never_consumes_the_main_exit_attachment(service: PlanModeServi
     write_plan(service, session)
     approve_exit(service, session)
     assert turn(service, session, "worker1") == []  # not in plan: nothing, flag kept
-    assert service.state(session)["needsPlanModeExitAttachment"] is True
+    assert service.state(session).needs_plan_mode_exit_attachment is True
     assert kinds(turn(service, session)) == ["plan_mode_exit"]
 
 
@@ -330,7 +331,7 @@ def test_plan_entered_resets_only_the_turn_gap() -> None:
 
 def test_wire_shape() -> None:
     full = Attachment("plan_mode", "/p.md", False, "t", reminder_type="full", is_sub_agent=False)
-    assert full.to_wire() == {
+    assert results.Attachment.model_validate(full).wire() == {
         "type": "plan_mode",
         "planFilePath": "/p.md",
         "planExists": False,
@@ -339,7 +340,7 @@ def test_wire_shape() -> None:
         "isSubAgent": False,
     }
     exit_ = Attachment("plan_mode_exit", "/p.md", True, "x")
-    assert exit_.to_wire() == {
+    assert results.Attachment.model_validate(exit_).wire() == {
         "type": "plan_mode_exit",
         "planFilePath": "/p.md",
         "planExists": True,

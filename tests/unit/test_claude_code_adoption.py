@@ -288,7 +288,7 @@ def test_a_session_adopts_claude_codes_file_for_everything(
     learn(service, session, str(transcript), str(project), str(config))
     assert service.plan_path(session) == plan
     assert service.plan_path(session, "a1") == plan.parent / f"{SLUG}-agent-a1.md"
-    assert service.state(session)["planSlug"] == SLUG
+    assert service.state(session).plan_slug == SLUG
     assert service.is_plan_file(plan) and not service.is_plan_file(plan.with_name("x.md"))
     write = service.check_tool(session, "Write", {"file_path": str(plan)})
     assert (write.behavior, write.rule) == ("allow", "plan.planFile")

@@ -8,6 +8,7 @@ from pathlib import Path
 from planmode.core import plans
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
 from tests.unit.editor_buffers import Buffers
 from tests.unit.test_teams import submitted, teammate_service
@@ -31,7 +32,7 @@ def test_reject_with_comments_sends_each_with_its_anchor(service: PlanModeServic
     _, path, approval_id = pending(service)
     Buffers(service).type(path, COMMENTED)  # the user comments in the plan
     result = service.reject(approval_id, feedback="Close, but not yet.", include_comments=True)
-    result_wire = result.result.to_wire()
+    result_wire = results.ExitResult.model_validate(result.result).wire()
     assert result_wire["remark"] == "Close, but not yet."
     assert result_wire["comments"] == [
         {
@@ -172,7 +173,7 @@ def test_history_reads_back_revisions_with_comments(root: Path, service: PlanMod
     service.reject(approval_id, include_comments=True)
     again = PlanModeService(root)
     (revision,) = [r for r in again.history.revisions(path) if r.comments]
-    assert revision.summary()["comments"][0]["quote"] == "1. Read the name."
+    assert revision.comments[0].quote == "1. Read the name."
 
 
 def test_a_lead_rejects_a_teammates_plan_with_comments_and_approves_it_without(

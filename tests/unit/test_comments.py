@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from planmode.core import comments
 from planmode.core.comments import Anchor, Comment
+from planmode.lsp import results
 
 PLAN = """# Greet by name
 
@@ -148,19 +149,20 @@ def test_live_and_earlier_marks_a_comment_kept_over_changed_text_outdated() -> N
     assert [(c.text, c.outdated, c.anchor.line) for c in earlier] == [("and this", False, 2)]
 
 
-def test_wire_shape_round_trips() -> None:
+def test_the_history_s_shape_is_the_wire_s_and_round_trips() -> None:
     comment = Comment("text", Anchor("quote", ("A", "B"), 4), 9, 10, outdated=True)
-    wire = comment.to_wire()
-    assert wire == {
+    kept = comment.to_json()
+    assert kept == {
         "text": "text",
         "quote": "quote",
         "headingPath": ["A", "B"],
         "line": 5,
         "outdated": True,
     }
-    assert Comment.from_wire(wire) == Comment("text", Anchor("quote", ("A", "B"), 4), outdated=True)
+    assert results.Comment.model_validate(comment).wire() == kept
+    assert Comment.from_json(kept) == Comment("text", Anchor("quote", ("A", "B"), 4), outdated=True)
     with pytest.raises(ValueError):
-        Comment.from_wire({"quote": "q"})
+        Comment.from_json({"quote": "q"})
 
 
 def test_render_names_the_anchor_and_marks_outdated_comments() -> None:

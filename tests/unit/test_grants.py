@@ -86,25 +86,23 @@ def test_prompt_allows(tool: str, prompt: str, command: str, covered: bool) -> N
 
 
 def test_rules_say_exactly_what_they_match() -> None:
-    assert rule_for("Bash", "npm run dev").describe() == "Bash “npm run dev”: exactly `npm run dev`"
-    assert rule_for("Bash", "npm run dev *").describe() == (
+    assert rule_for("Bash", "npm run dev").rule == "Bash “npm run dev”: exactly `npm run dev`"
+    assert rule_for("Bash", "npm run dev *").rule == (
         "Bash “npm run dev *”: `npm run dev` followed by any plain words"
     )
-    tests = rule_for("Bash", "run the tests").describe()
+    tests = rule_for("Bash", "run the tests").rule
     assert tests.startswith("Bash “run the tests” (category test): `pytest`, `python -m pytest`")
     assert tests.endswith("`gradle test`, each followed by any plain words")
-    assert rule_for("Bash", "deploy; rm").describe() == (
+    assert rule_for("Bash", "deploy; rm").rule == (
         "Bash “deploy; rm”: allows nothing (the prompt is not plain words; '*' may only be its "
         "last word)"
     )
-    assert rule_for("Read", "x").describe() == (
+    assert rule_for("Read", "x").rule == (
         "Read “x”: allows nothing (only Bash prompts are granted)"
     )
     assert rule_for("Bash", "npm run dev").label() == "`npm run dev`"
     assert rule_for("Bash", "npm run dev *").label() == "`npm run dev` …"
     assert rule_for("Bash", "lint").label() == "“lint” (lint commands)"
-    assert (
-        rule_for("Bash", "a;b")
-        .to_wire()["rule"]
-        .endswith("allows nothing (the prompt is not plain words; '*' may only be its last word)")
+    assert rule_for("Bash", "a;b").rule.endswith(
+        "allows nothing (the prompt is not plain words; '*' may only be its last word)"
     )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from planmode.core.history import PlanHistory
 from planmode.core.service import PlanModeService
+from planmode.lsp import results
 from tests.unit.editor_buffers import Buffers
 
 PLAN_A = "# Plan\n\n1. Read\n2. Change\n"
@@ -77,13 +78,13 @@ def test_the_same_text_twice_in_a_row_is_one_revision(history: PlanHistory, plan
 def test_empty_text_is_a_revision(history: PlanHistory, plan: Path) -> None:
     first = history.record(plan, "", "agent", "exit with an empty plan")
     assert first is not None and first.text == ""
-    assert history.revisions(plan)[0].summary()["sizeBytes"] == 0
+    assert history.revisions(plan)[0].size_bytes == 0
 
 
 def test_summary(history: PlanHistory, plan: Path) -> None:
     history.record(plan, "é\nb\n", "agent", "x")
     (revision,) = history.revisions(plan)
-    summary = revision.summary()
+    summary = results.Revision.model_validate(revision).wire()
     assert summary["id"] == 1 and summary["author"] == "agent" and summary["reason"] == "x"
     assert summary["sizeBytes"] == 5  # bytes, not characters
     assert summary["lines"] == 2

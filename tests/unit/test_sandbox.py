@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from planmode.core.planning import SandboxState
 from planmode.sandbox import BWRAP, CLASSIFIER_ONLY, LANDLOCK, landlock, seccomp
 from planmode.sandbox.probe import Availability, detect
 
@@ -500,12 +501,12 @@ def test_without_a_sandbox_planning_bash_is_classifier_only(  # type: ignore[no-
 ) -> None:
     monkeypatch.setenv("PLANMODE_SANDBOX", "off")
     service, session = _planning(make_service)
-    assert service.state(session)["sandbox"] == {
-        "mechanism": None,
-        "status": "classifier only",
-        "detail": "turned off (PLANMODE_SANDBOX=off)",
-        "required": False,
-    }
+    assert service.state(session).sandbox == SandboxState(
+        mechanism=None,
+        status="classifier only",
+        detail="turned off (PLANMODE_SANDBOX=off)",
+        required=False,
+    )
     assert service.check_tool(session, "Bash", {"command": "ls"}).to_wire() == {
         "behavior": "allow",
         "rule": "plan.bash",
@@ -518,7 +519,7 @@ def test_require_sandbox_denies_planning_bash_without_one(  # type: ignore[no-un
 ) -> None:
     monkeypatch.setenv("PLANMODE_SANDBOX", "off")
     service, session = _planning(make_service, requireSandbox=True)
-    assert service.state(session)["sandbox"]["required"] is True
+    assert service.state(session).sandbox.required is True
     wire = service.check_tool(session, "Bash", {"command": "ls"}).to_wire()
     assert wire == {
         "behavior": "deny",

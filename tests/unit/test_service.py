@@ -46,11 +46,11 @@ def write_plan(service: PlanModeService, session: Session, text: str = PLAN) -> 
 # -- sessions ---------------------------------------------------------------------------------
 def test_a_new_session_starts_in_default_mode(service: PlanModeService) -> None:
     state = service.state(service.require_session("s1"))
-    assert state["mode"] == "default"
-    assert state["prePlanMode"] is None
-    assert state["planExists"] is False
-    assert state["pendingApproval"] is None
-    assert state["hasExitedPlanMode"] is False
+    assert state.mode == "default"
+    assert state.pre_plan_mode is None
+    assert state.plan_exists is False
+    assert state.pending_approval is None
+    assert state.has_exited_plan_mode is False
 
 
 @pytest.mark.parametrize("bad", ["", "../x", "a/b", "x" * 300])
@@ -195,7 +195,7 @@ def test_plan_path_is_stable_within_a_session(service: PlanModeService, root: Pa
     session = service.require_session("s1")
     first = service.plan_path(session)
     assert service.plan_path(session) == first
-    assert service.state(session)["planFilePath"] == str(first)
+    assert service.state(session).plan_file_path == first
     assert first.parent == root / ".claude" / "plans"
     assert first.name == f"{session.slug}.md"
 
@@ -295,7 +295,7 @@ def test_enter_switches_to_plan_and_records_the_previous_mode(
     assert session.modes.mode == "plan"
     assert session.modes.pre_plan_mode == before
     state = service.state(session)
-    assert (state["mode"], state["prePlanMode"]) == ("plan", before)
+    assert (state.mode, state.pre_plan_mode) == ("plan", before)
     # Saved, not only in memory.
     saved = service.store.load("s1")
     assert saved is not None and saved.modes.mode == "plan"
@@ -330,7 +330,7 @@ def test_begin_exit_makes_an_approval_pending_and_stays_in_plan(service: PlanMod
     assert approval.submitted_plan == PLAN
     assert approval.plan_file_path == path
     assert session.modes.mode == "plan"
-    assert service.state(session)["pendingApproval"]["approvalId"] == approval.approval_id
+    assert service.state(session).pending_approval == approval
 
 
 @pytest.mark.parametrize("before", ["default", "acceptEdits", "bypassPermissions", "auto"])
@@ -351,9 +351,9 @@ def test_approve_restores_the_mode_and_sets_the_exit_flags(
     assert decision.result.restored_mode == before
     assert decision.warnings == ()
     state = service.state(session)
-    assert state["hasExitedPlanMode"] is True
-    assert state["needsPlanModeExitAttachment"] is True
-    assert state["prePlanMode"] is None
+    assert state.has_exited_plan_mode is True
+    assert state.needs_plan_mode_exit_attachment is True
+    assert state.pre_plan_mode is None
 
 
 def test_approving_an_empty_plan(service: PlanModeService) -> None:
@@ -615,7 +615,7 @@ def test_allowed_prompts_are_granted_on_approval_and_revoked_on_reentry(
     assert session.granted_prompts == ()
     service.approve(approval.approval_id, grant=asked)  # shown with the approval
     assert session.granted_prompts == asked
-    assert service.state(session)["grantedPrompts"] == [p.to_wire() for p in asked]
+    assert service.state(session).granted_prompts == asked
     saved = service.store.load("s1")
     assert saved is not None and saved.granted_prompts == asked
     service.enter(session)
@@ -703,18 +703,18 @@ def test_list_plans(make_service: ServiceFactory) -> None:
     sub_path = service.plan_path(other, "sub")
     plans.write_atomic(sub_path, "sub")
     service.begin_exit(mine)
-    listed = {p["path"]: p for p in service.list_plans()}
-    assert set(listed) == {str(mine_path), str(other_path), str(sub_path)}
-    assert listed[str(mine_path)]["sessionId"] == "s1"
-    assert listed[str(mine_path)]["pending"] is True
-    assert listed[str(mine_path)]["sizeBytes"] == len(PLAN.encode())
-    assert listed[str(other_path)]["pending"] is False
-    assert listed[str(sub_path)]["agentId"] == "sub"
-    assert listed[str(sub_path)]["sessionId"] == "s2"
-    assert listed[str(mine_path)]["modified"].endswith("Z")
+    listed = {p.path: p for p in service.list_plans()}
+    assert set(listed) == {mine_path, other_path, sub_path}
+    assert listed[mine_path].session_id == "s1"
+    assert listed[mine_path].pending is True
+    assert listed[mine_path].size_bytes == len(PLAN.encode())
+    assert listed[other_path].pending is False
+    assert listed[sub_path].agent_id == "sub"
+    assert listed[sub_path].session_id == "s2"
+    assert listed[mine_path].modified.endswith("Z")
     # A new server knows the owners from the saved sessions alone.
-    fresh = {p["path"]: p["sessionId"] for p in make_service().list_plans()}
-    assert fresh[str(other_path)] == "s2"
+    fresh = {p.path: p.session_id for p in make_service().list_plans()}
+    assert fresh[other_path] == "s2"
 
 
 def test_list_plans_of_a_new_workspace_is_empty(service: PlanModeService) -> None:

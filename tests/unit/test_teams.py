@@ -14,6 +14,7 @@ from planmode.core import jsonl, plans, prompts, teams
 from planmode.core.errors import InvalidParams, NoPendingApproval, NoPlanFile, PlanChanged
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
 
 PLAN = "# Teammate plan\n\n1. build\n"
@@ -144,7 +145,7 @@ def test_submit_and_answer_round_trip(root: Path) -> None:
     teams.answer_request(root, "alpha", "builder", rid, True, KEY, "ship it", "acceptEdits")
     response = teams.find_response(root, "alpha", "builder", rid, KEY)
     assert response == teams.LeaderResponse(rid, True, "ship it", "acceptEdits")
-    assert response.to_wire() == {
+    assert results.LeaderResponse.model_validate(response).wire() == {
         "requestId": rid,
         "approved": True,
         "feedback": "ship it",
@@ -381,7 +382,7 @@ def test_approve_with_permission_mode_applies_that_mode(
     _found, response = service.next_turn(session)
     assert response is not None and response.permission_mode == mode
     assert session.modes.mode == mode
-    assert service.state(session)["prePlanMode"] is None
+    assert service.state(session).pre_plan_mode is None
 
 
 @pytest.mark.parametrize("mode", ["bypassPermissions", "auto", "plan"])

@@ -179,8 +179,8 @@ def test_resume_local_with_the_file_adopts_the_slug(service: PlanModeService) ->
     assert restored is True
     assert path == plan_file(service)
     assert session.slug == SLUG
-    assert service.state(session)["planSlug"] == SLUG
-    assert service.state(session)["planExists"] is True
+    assert service.state(session).plan_slug == SLUG
+    assert service.state(session).plan_exists is True
     # Saved: another service on the same root sees the adopted slug.
     assert PlanModeService(service.root).require_session("s1").slug == SLUG
 
@@ -332,7 +332,7 @@ def test_a_new_session_never_picks_up_another_sessions_plan(
     second = service.require_session("b")
     service.enter(second)
     assert second.slug == "fresh-start"
-    assert service.state(second)["planExists"] is False
+    assert service.state(second).plan_exists is False
     assert service.next_turn(second)[0][0].plan_exists is False
 
 
@@ -409,7 +409,7 @@ def test_reentry_after_resuming_a_conversation_that_left_plan_mode(
     log = write_transcript(service.root, lines)
     session = service.require_session("s1")
     assert service.resume(session, log)[0] is True
-    assert service.state(session)["hasExitedPlanMode"] is True
+    assert service.state(session).has_exited_plan_mode is True
     service.enter(session)
     found, _ = service.next_turn(session)
     assert [a.type for a in found] == ["plan_mode_reentry", "plan_mode"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,21 +57,23 @@ def test_an_omitted_field_is_left_out_when_none_and_optional_and_never_null_in_t
 
 def test_a_nullable_field_is_always_sent_and_required_in_the_schema() -> None:
     result = CoreExitResult(outcome="approved", file_path="/p.md", tool_result="ok")
-    wire = results.ExitResult.from_core(result.to_wire()).wire()
-    assert wire == result.to_wire()
+    wire = results.ExitResult.model_validate(result).wire()
     assert wire["plan"] is None and wire["userEditsDiff"] is None
     schema = wire_schema()["$defs"]["ExitResult"]
     assert set(schema["required"]) == set(schema["properties"])
     assert {"type": "null"} in schema["properties"]["plan"]["anyOf"]
 
 
-def test_a_core_form_must_match_its_model() -> None:
+def test_a_payload_reads_core_s_dataclass_and_fails_on_what_it_lacks() -> None:
     approval = CoreApproval(session_id="s1", plan_file_path=Path("/p.md"), submitted_plan="x")
-    assert results.Approval.from_core(approval.to_wire()).wire() == approval.to_wire()
-    with pytest.raises(ValidationError):
-        results.Approval.from_core({**approval.to_wire(), "unannounced": 1})
-    with pytest.raises(ValidationError):
-        results.Approval.from_core({k: v for k, v in approval.to_wire().items() if k != "agentId"})
+    wire = results.Approval.model_validate(approval).wire()
+    assert wire["planFilePath"] == "/p.md" and wire["agentId"] is None
+    # A value of another type, or a field core does not hold (and the model gives no default),
+    # is an error, not a guess.
+    with pytest.raises(ValidationError, match="agent_id"):
+        results.Approval.model_validate(replace(approval, agent_id=3))
+    with pytest.raises(ValidationError, match="planExists"):
+        results.SessionState.model_validate(approval)
 
 
 def test_a_notification_takes_only_its_model() -> None:

@@ -269,16 +269,16 @@ def test_service_renders_its_settings(make_service) -> None:  # type: ignore[no-
 
 # -- the planning agents ------------------------------------------------------------------------
 def test_agent_definitions() -> None:
-    agents = {a["agentType"]: a for a in workflow.agent_definitions()}
+    agents = {a.agent_type: a for a in workflow.agent_definitions()}
     assert set(agents) == {"Explore", "Plan"}
     for agent in agents.values():
-        assert agent["readOnly"] is True
-        assert agent["omitClaudeMd"] is True
+        assert agent.read_only is True
+        assert agent.omit_claude_md is True
         for tool in ("Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit"):
-            assert tool in agent["disallowedTools"]
-        assert not set(agent["tools"]) & set(agent["disallowedTools"])
-        assert "READ-ONLY" in agent["prompt"]
-    assert agents["Explore"]["model"] == "haiku"
-    assert agents["Plan"]["model"] == "inherit"
-    assert agents["Plan"]["tools"] == agents["Explore"]["tools"]
-    assert "Critical Files for Implementation" in agents["Plan"]["prompt"]
+            assert tool in agent.disallowed_tools
+        assert not set(agent.tools) & set(agent.disallowed_tools)
+        assert "READ-ONLY" in agent.prompt
+    assert agents["Explore"].model == "haiku"
+    assert agents["Plan"].model == "inherit"
+    assert agents["Plan"].tools == agents["Explore"].tools
+    assert "Critical Files for Implementation" in agents["Plan"].prompt

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from planmode.core import grants, prompts
 from planmode.core.comments import Comment, render
@@ -29,9 +29,6 @@ class AllowedPrompt:
 
     tool: str
     prompt: str
-
-    def to_wire(self) -> dict[str, str]:
-        return {"tool": self.tool, "prompt": self.prompt}
 
 
 def now_iso() -> str:
@@ -50,29 +47,18 @@ class Approval:
     approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     requested_at: str = field(default_factory=now_iso)
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "approvalId": self.approval_id,
-            "sessionId": self.session_id,
-            "agentId": self.agent_id,
-            "planFilePath": str(self.plan_file_path),
-            "submittedPlan": self.submitted_plan,
-            "allowedPrompts": [p.to_wire() for p in self.allowed_prompts],
-            # What approving grants, each prompt with the exact rule it will match.
-            "grants": [g.to_wire() for g in self.grants()],
-            "requestedAt": self.requested_at,
-        }
-
+    @property
     def grants(self) -> list[grants.PromptRule]:
+        """What approving grants: each allowed prompt with the exact rule it will match."""
         return [grants.rule_for(p.tool, p.prompt) for p in self.allowed_prompts]
 
     def grants_notice(self) -> str:
         """What approving grants besides the plan, in one sentence for a message; "" when
         nothing. A surface that offers an approval without showing this grants nothing."""
-        rules = self.grants()
+        rules = self.grants
         if not rules:
             return ""
-        listed = "; ".join(rule.describe() for rule in rules)
+        listed = "; ".join(rule.rule for rule in rules)
         return f"Approving also allows these commands without asking: {listed}."
 
     def granted(self, shown: tuple[AllowedPrompt, ...]) -> tuple[AllowedPrompt, ...]:
@@ -156,25 +142,6 @@ class ExitResult:
     notes: str | None = None
     # The mode the approver chose (None: back to the mode from before plan mode).
     chosen_mode: PermissionMode | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "chosenMode": self.chosen_mode,
-            "outcome": self.outcome,
-            "plan": self.plan,
-            "filePath": self.file_path,
-            "isAgent": self.is_agent,
-            "planWasEdited": self.plan_was_edited,
-            "userEditsDiff": self.user_edits_diff,
-            "restoredMode": self.restored_mode,
-            "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
-            "feedback": self.feedback,
-            "requestId": self.request_id,
-            "remark": self.remark,
-            "comments": [c.to_wire() for c in self.comments],
-            "notes": self.notes,
-            "toolResult": self.tool_result,
-        }
 
 
 def comments_text(comments: tuple[Comment, ...]) -> str | None:

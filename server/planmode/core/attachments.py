@@ -10,8 +10,7 @@ leaving plan mode the next turn gets one ``plan_mode_exit``. Subagents count on 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from planmode.core import workflow
 from planmode.core.modes import ModeState
@@ -38,26 +37,12 @@ class Attachment:
     reminder_type: str | None = None
     is_sub_agent: bool | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "type": self.type,
-            "planFilePath": self.plan_file_path,
-            "planExists": self.plan_exists,
-            "text": self.text,
-        }
-        if self.reminder_type is not None:
-            wire["reminderType"] = self.reminder_type
-        if self.is_sub_agent is not None:
-            wire["isSubAgent"] = self.is_sub_agent
-        return wire
-
 
 @dataclass(frozen=True)
 class TurnResult:
     attachments: tuple[Attachment, ...]
     modes: ModeState
     counter: TurnCounter
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def on_plan_entered(counter: TurnCounter) -> TurnCounter:

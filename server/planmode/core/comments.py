@@ -59,19 +59,33 @@ class Comment:
     end: int = -1
     outdated: bool = False
 
-    def to_wire(self) -> dict[str, Any]:
-        """The ExitResult shape; ``line`` is 1-based, in the plan without comments."""
+    # As the agent receives it (an ExitResult's ``comments``): its anchor's text and headings,
+    # and ``line``, 1-based in the plan without comments.
+    @property
+    def quote(self) -> str:
+        return self.anchor.quote
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        return self.anchor.heading_path
+
+    @property
+    def line(self) -> int:
+        return self.anchor.line + 1
+
+    def to_json(self) -> dict[str, Any]:
+        """As the plan's history keeps it (core/history.py): the agent's shape."""
         return {
             "text": self.text,
-            "quote": self.anchor.quote,
-            "headingPath": list(self.anchor.heading_path),
-            "line": self.anchor.line + 1,
+            "quote": self.quote,
+            "headingPath": list(self.heading_path),
+            "line": self.line,
             "outdated": self.outdated,
         }
 
     @classmethod
-    def from_wire(cls, raw: dict[str, Any]) -> Comment:
-        """A comment as :meth:`to_wire` wrote it (history, transcripts); ValueError otherwise."""
+    def from_json(cls, raw: dict[str, Any]) -> Comment:
+        """A comment as :meth:`to_json` wrote it; ValueError otherwise."""
         try:
             path = raw.get("headingPath") or []
             return cls(

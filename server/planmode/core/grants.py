@@ -132,8 +132,9 @@ class PromptRule:
             return words in self.starts
         return any(words[: len(start)] == start for start in self.starts)
 
-    def describe(self) -> str:
-        """The rule in one sentence, as the approval shows it."""
+    @property
+    def rule(self) -> str:
+        """The rule in one sentence, as the approval shows it (its ``grants``)."""
         quoted = f"{self.tool} “{self.prompt}”"
         if self.refusal is not None:
             return f"{quoted}: allows nothing ({self.refusal})"
@@ -153,9 +154,6 @@ class PromptRule:
         if self.category is not None:
             return f"“{self.prompt}” ({self.category} commands)"
         return _code(self.starts[0]) + ("" if self.exact else " …")
-
-    def to_wire(self) -> dict[str, str]:
-        return {"tool": self.tool, "prompt": self.prompt, "rule": self.describe()}
 
 
 def rule_for(tool: str, prompt: str) -> PromptRule:

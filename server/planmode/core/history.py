@@ -31,18 +31,14 @@ class Revision:
     # The review comments the user decided with (a rejection's feedback, an approval's notes).
     comments: tuple[Comment, ...] = ()
 
-    def summary(self) -> dict[str, Any]:
-        found: dict[str, Any] = {
-            "id": self.id,
-            "author": self.author,
-            "time": self.time,
-            "reason": self.reason,
-            "sizeBytes": len(self.text.encode("utf-8")),
-            "lines": len(self.text.splitlines()),
-        }
-        if self.comments:
-            found["comments"] = [c.to_wire() for c in self.comments]
-        return found
+    # Listed by its size rather than its text (planMode/listRevisions).
+    @property
+    def size_bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    @property
+    def lines(self) -> int:
+        return len(self.text.splitlines())
 
 
 class PlanHistory:
@@ -72,7 +68,7 @@ class PlanHistory:
                         str(line.get("time", "")),
                         str(line.get("reason", "")),
                         str(line["text"]),
-                        tuple(Comment.from_wire(c) for c in line.get("comments") or ()),
+                        tuple(Comment.from_json(c) for c in line.get("comments") or ()),
                     )
                 )
             except (KeyError, TypeError, ValueError, AttributeError):
@@ -111,7 +107,7 @@ class PlanHistory:
             "text": text,
         }
         if comments:
-            line["comments"] = [c.to_wire() for c in comments]
+            line["comments"] = [c.to_json() for c in comments]
         self.state.append_line(self._name(plan_file), line)
         self._latest[plan_file] = (revision.id, digest)
         return revision

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from planmode.core import attachments, enforcement, modes, prompts, teams, transcripts, workflow
-from planmode.core.approval import Approval
+from planmode.core.approval import AllowedPrompt, Approval
 from planmode.core.errors import AgentContext, InvalidParams, PlanModeDisabled
 from planmode.core.modes import AutoModeSettings, PermissionMode
 from planmode.core.registry import SessionRegistry
@@ -29,6 +28,35 @@ class SlashResult:
     should_query: bool = False
     # Set for ``/plan open``: the path the editor should show.
     open_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    """The OS sandbox planning Bash runs in (docs/sandbox.md): ``mechanism`` None where there
+    is none, and whether the settings require it."""
+
+    mechanism: str | None
+    status: str
+    detail: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """A session's state as the editor and the agent see it (docs/protocol.md §2)."""
+
+    session_id: str
+    mode: PermissionMode
+    pre_plan_mode: PermissionMode | None  # only while planning
+    plan_slug: str
+    plan_file_path: Path
+    plan_exists: bool
+    has_exited_plan_mode: bool
+    needs_plan_mode_exit_attachment: bool
+    auto_mode_active: bool
+    pending_approval: Approval | None
+    granted_prompts: tuple[AllowedPrompt, ...]
+    sandbox: SandboxState
 
 
 class Planning:
@@ -62,27 +90,30 @@ class Planning:
         return changed
 
     # -- the session's mode ---------------------------------------------------------------
-    def state(self, session: Session) -> dict[str, Any]:
-        """The wire ``SessionState`` of docs/protocol.md §2."""
+    def state(self, session: Session) -> SessionState:
         registry = self.registry
         path = registry.plan_path(session)
-        return {
-            "sessionId": session.id,
-            "mode": session.modes.mode,
-            "prePlanMode": session.modes.pre_plan_mode if session.modes.mode == "plan" else None,
-            "planSlug": registry.plan_slug(session),
-            "planFilePath": str(path),
-            "planExists": registry.read_text(path) is not None,
-            "hasExitedPlanMode": session.modes.has_exited_plan_mode,
-            "needsPlanModeExitAttachment": session.modes.needs_plan_mode_exit_attachment,
-            "autoModeActive": session.modes.auto_mode_active,
-            "pendingApproval": session.pending.to_wire() if session.pending else None,
-            "grantedPrompts": [p.to_wire() for p in session.granted_prompts],
-            "sandbox": {
-                **enforcement.sandbox().to_wire(),
-                "required": registry.settings.requireSandbox,
-            },
-        }
+        current = session.modes
+        available = enforcement.sandbox()
+        return SessionState(
+            session_id=session.id,
+            mode=current.mode,
+            pre_plan_mode=current.pre_plan_mode if current.mode == "plan" else None,
+            plan_slug=registry.plan_slug(session),
+            plan_file_path=path,
+            plan_exists=registry.read_text(path) is not None,
+            has_exited_plan_mode=current.has_exited_plan_mode,
+            needs_plan_mode_exit_attachment=current.needs_plan_mode_exit_attachment,
+            auto_mode_active=current.auto_mode_active,
+            pending_approval=session.pending,
+            granted_prompts=session.granted_prompts,
+            sandbox=SandboxState(
+                available.mechanism,
+                available.status,
+                available.detail,
+                registry.settings.requireSandbox,
+            ),
+        )
 
     def set_mode(self, session: Session, mode: PermissionMode) -> tuple[str, ...]:
         settings = self.registry.settings

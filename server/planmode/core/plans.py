@@ -19,6 +19,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from coolname import generate_slug
@@ -292,8 +293,17 @@ class PlanFileInfo:
     path: Path
     slug: str
     agent_id: str | None
-    modified: float
+    modified: float  # the file's mtime, seconds since the epoch
     size_bytes: int
+
+    @property
+    def modified_at(self) -> str:
+        """When the file last changed: UTC, ISO 8601 to the second."""
+        return (
+            datetime.fromtimestamp(self.modified, UTC)
+            .isoformat(timespec="seconds")
+            .replace("+00:00", "Z")
+        )
 
 
 def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:

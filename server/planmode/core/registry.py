@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,20 @@ TextReader = Callable[[Path], str | None]
 # Takes a session out of plan mode, into the mode given or the one it had before planning
 # (the service's, which knows the settings that decide).
 LeavePlan = Callable[[Session, PermissionMode | None], modes.Transition]
+
+
+@dataclass(frozen=True)
+class ListedPlan:
+    """A plan file as ``planMode/listPlans`` lists it (docs/protocol.md §4): with the session
+    it belongs to when one is known, and whether an approval waits on it."""
+
+    path: Path
+    slug: str
+    session_id: str | None
+    agent_id: str | None
+    modified: str  # PlanFileInfo.modified_at
+    size_bytes: int
+    pending: bool
 
 
 class SessionRegistry:
@@ -190,7 +203,7 @@ class SessionRegistry:
         buffered = self.open_document_text(path)
         return buffered if buffered is not None else plans.read_plan(path)
 
-    def list_plans(self) -> list[dict[str, Any]]:
+    def list_plans(self) -> list[ListedPlan]:
         owners = self.store.slugs()
         owners.update({s.slug: s.id for s in self.sessions.values() if s.slug})
         pending = {
@@ -211,22 +224,19 @@ class SessionRegistry:
             for info in plans.list_plan_files(path.parent)
             if info.slug == path.stem
         ]
-        listed = []
-        for info in found:
-            listed.append(
-                {
-                    "path": str(info.path),
-                    "slug": info.slug,
-                    **({"sessionId": owners[info.slug]} if info.slug in owners else {}),
-                    **({"agentId": info.agent_id} if info.agent_id else {}),
-                    "modified": datetime.fromtimestamp(info.modified, UTC)
-                    .isoformat(timespec="seconds")
-                    .replace("+00:00", "Z"),
-                    "sizeBytes": info.size_bytes,
-                    "pending": info.path in pending,
-                }
+        listed = [
+            ListedPlan(
+                path=info.path,
+                slug=info.slug,
+                session_id=owners.get(info.slug),
+                agent_id=info.agent_id or None,
+                modified=info.modified_at,
+                size_bytes=info.size_bytes,
+                pending=info.path in pending,
             )
-        listed.sort(key=lambda p: str(p["modified"]), reverse=True)
+            for info in found
+        ]
+        listed.sort(key=lambda p: p.modified, reverse=True)
         return listed
 
     # -- an agent's own plan file ----------------------------------------------------------

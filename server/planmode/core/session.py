@@ -57,7 +57,7 @@ class Session:
             "sessionId": self.id,
             "planSlug": self.slug,
             "modes": asdict(self.modes),
-            "grantedPrompts": [p.to_wire() for p in self.granted_prompts],
+            "grantedPrompts": [{"tool": p.tool, "prompt": p.prompt} for p in self.granted_prompts],
             "turns": {key: asdict(counter) for key, counter in self.turns.items()},
             "awaitingRequest": self.awaiting_request,
             "planFile": str(self.plan_file) if self.plan_file else None,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planmode.core.approval import now_iso, plan_digest
+from planmode.core.approval import AllowedPrompt, now_iso, plan_digest
 from planmode.core.plans import SAFE_ID_RE
 from planmode.core.state_dir import TEAMS, StatePlace
 
@@ -105,14 +105,6 @@ class LeaderResponse:
     approved: bool
     feedback: str | None = None
     permission_mode: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "requestId": self.request_id,
-            "approved": self.approved,
-            "feedback": self.feedback,
-            "permissionMode": self.permission_mode,
-        }
 
 
 def new_request_key() -> bytes:
@@ -224,18 +216,31 @@ class PendingRequest:
     plan: str
     requested_at: str
 
-    def to_wire(self) -> dict[str, Any]:
-        """The request as an Approval (docs/protocol.md §5.1): its request id is the approvalId."""
-        return {
-            "approvalId": self.request_id,
-            "sessionId": None,
-            "agentId": self.agent,
-            "teamName": self.team,
-            "planFilePath": str(self.plan_file_path),
-            "submittedPlan": self.plan,
-            "allowedPrompts": [],
-            "requestedAt": self.requested_at,
-        }
+    # The request as an Approval (docs/protocol.md §5.1): its request id is the approvalId, it
+    # belongs to no session of this server, and asks for no prompts.
+    @property
+    def approval_id(self) -> str:
+        return self.request_id
+
+    @property
+    def session_id(self) -> None:
+        return None
+
+    @property
+    def agent_id(self) -> str:
+        return self.agent
+
+    @property
+    def team_name(self) -> str:
+        return self.team
+
+    @property
+    def submitted_plan(self) -> str:
+        return self.plan
+
+    @property
+    def allowed_prompts(self) -> tuple[AllowedPrompt, ...]:
+        return ()
 
 
 def all_requests(root: Path | StatePlace) -> list[PendingRequest]:

@@ -11,7 +11,7 @@ the model knows it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 PlanFormat = Literal["trim", "cut", "cap"] | None
 
@@ -227,27 +227,33 @@ PLAN_PROMPT = (
 )
 
 
-def agent_definitions() -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class AgentDefinition:
+    """A planning agent: read-only, with the tools it is offered and those it is refused."""
+
+    agent_type: str
+    model: str
+    when_to_use: str
+    prompt: str
+    tools: tuple[str, ...] = READ_ONLY_AGENT_TOOLS
+    disallowed_tools: tuple[str, ...] = PLANNING_AGENT_DISALLOWED
+    omit_claude_md: bool = True
+    read_only: bool = True
+
+
+def agent_definitions() -> list[AgentDefinition]:
     """The Explore and Plan agents an agent harness should offer while planning."""
-    common = {
-        "tools": list(READ_ONLY_AGENT_TOOLS),
-        "disallowedTools": list(PLANNING_AGENT_DISALLOWED),
-        "omitClaudeMd": True,
-        "readOnly": True,
-    }
     return [
-        {
-            "agentType": "Explore",
-            "model": "haiku",
-            "whenToUse": "Fast read-only search of the codebase: files, symbols, patterns.",
-            "prompt": EXPLORE_PROMPT,
-            **common,
-        },
-        {
-            "agentType": "Plan",
-            "model": "inherit",
-            "whenToUse": "Read-only design of an implementation from exploration results.",
-            "prompt": PLAN_PROMPT,
-            **common,
-        },
+        AgentDefinition(
+            agent_type="Explore",
+            model="haiku",
+            when_to_use="Fast read-only search of the codebase: files, symbols, patterns.",
+            prompt=EXPLORE_PROMPT,
+        ),
+        AgentDefinition(
+            agent_type="Plan",
+            model="inherit",
+            when_to_use="Read-only design of an implementation from exploration results.",
+            prompt=PLAN_PROMPT,
+        ),
     ]

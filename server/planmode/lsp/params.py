@@ -30,6 +30,8 @@ class WireParams(BaseModel):
         serialize_by_alias=True,
         frozen=True,
         extra="ignore",
+        # build() takes core's dataclasses too (an approval's allowed prompts).
+        from_attributes=True,
     )
 
     @classmethod

@@ -5,16 +5,26 @@ when it has no value) or, marked :data:`OMITTED`, left out when it has none: whi
 the contract (docs/protocol.md) and of the JSON schema the client's tests check its TypeScript
 types against (``make schema``, :mod:`planmode.lsp.schema`).
 
-Core builds plain data: its dataclasses and their JSON forms. They become payloads here, at the
-LSP boundary — ``from_core`` validates a core JSON form, so a key core adds that a model lacks
-fails instead of reaching the wire unannounced.
+Core builds plain data, its dataclasses; a payload reads one (``Model.model_validate(obj)``:
+``from_attributes``), field by field, so each shape is written once, here. Where the wire says
+a thing otherwise than core holds it, that is said at one place: a property of the dataclass
+(``Comment.line``, a teammate's request as an Approval) or a field type below (a path is sent
+as its text).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
+from pathlib import PurePath
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 
 from planmode.core.modes import PermissionMode
@@ -34,6 +44,20 @@ OMITTED = _Omitted()
 
 # A field absent from the wire when it has no value (never null there).
 Omittable = Annotated[T | None, OMITTED]
+
+
+def _path_text(value: object) -> object:
+    return str(value) if isinstance(value, PurePath) else value
+
+
+def _none_when_empty(value: object) -> object:
+    return value or None
+
+
+# A path core holds as a Path, sent as its text.
+PathText = Annotated[str, BeforeValidator(_path_text)]
+# An omittable list core holds empty when it has none: left out then, never sent as [].
+NoneWhenEmpty = BeforeValidator(_none_when_empty)
 
 
 def _omitted_fields(model: type[BaseModel]) -> list[str]:
@@ -66,6 +90,7 @@ class Payload(BaseModel):
         serialize_by_alias=True,
         extra="forbid",
         frozen=True,
+        from_attributes=True,
         json_schema_extra=_schema_of_omittable,
     )
 
@@ -85,11 +110,6 @@ class Payload(BaseModel):
                 if data.get(key) is None:
                     data.pop(key, None)
         return data
-
-    @classmethod
-    def from_core(cls, data: dict[str, Any]) -> Self:
-        """A core JSON form (camelCase keys) as this payload; ValidationError when it differs."""
-        return cls.model_validate(data, by_alias=True, by_name=False)
 
     def wire(self) -> dict[str, Any]:
         """The JSON object sent."""
@@ -119,7 +139,7 @@ class Approval(Payload):
     session_id: str | None
     agent_id: str | None
     team_name: Omittable[str] = None
-    plan_file_path: str
+    plan_file_path: PathText
     submitted_plan: str
     allowed_prompts: list[AllowedPrompt]
     grants: Omittable[list[Grant]] = None
@@ -142,7 +162,7 @@ class SessionState(Payload):
     mode: PermissionMode
     pre_plan_mode: PermissionMode | None
     plan_slug: str
-    plan_file_path: str
+    plan_file_path: PathText
     plan_exists: bool
     has_exited_plan_mode: bool
     needs_plan_mode_exit_attachment: bool
@@ -175,7 +195,7 @@ class SlashCommandResult(Payload):
 
 
 class PlanInfo(Payload):
-    path: str
+    path: PathText
     slug: str
     session_id: Omittable[str] = None
     agent_id: Omittable[str] = None
@@ -324,7 +344,7 @@ class Revision(Payload):
     reason: str
     size_bytes: int
     lines: int
-    comments: Omittable[list[Comment]] = None
+    comments: Annotated[Omittable[list[Comment]], NoneWhenEmpty] = None
 
 
 class ListRevisionsResult(Payload):

@@ -272,7 +272,7 @@ class PlanModeServer(LanguageServer):
         """Send ``planMode/didChangeState`` when the session's state differs from the last."""
         from planmode.lsp.results import SessionState
 
-        state = SessionState.from_core(self.service.state(session))
+        state = SessionState.model_validate(self.service.state(session))
         if force or self._last_state.get(session.id) != state:
             self._last_state[session.id] = state
             self.notify(protocol.DID_CHANGE_STATE, state)

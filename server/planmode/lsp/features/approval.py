@@ -59,7 +59,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
             # Before answering: the lead sees the request only once it holds its key.
             await team_keys.deliver(server, session)
         server.publish_state(session)
-        return ExitResult.from_core(teammate_result.to_wire())
+        return ExitResult.model_validate(teammate_result)
     try:
         is_open = server.open_document(server.service.plan_path(session, params.agent_id))
     except PlanModeError:
@@ -86,7 +86,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         if waiter.done():  # answered (resolve_waiter already dropped it)
             return waiter.result()
     diagnostics.publish(server, approval.plan_file_path)
-    server.notify(protocol.APPROVAL_REQUESTED, Approval.from_core(approval.to_wire()))
+    server.notify(protocol.APPROVAL_REQUESTED, Approval.model_validate(approval))
     server.publish_state(session)
     server.refresh_code_lenses()
     server.run_task(show_plan(server, approval))
@@ -171,7 +171,7 @@ def refuse_exit(server: PlanModeServer, session: Session, params: ExitParams) ->
         is_agent=params.agent_id is not None,
         feedback=text,
     )
-    return ExitResult.from_core(refused.to_wire())
+    return ExitResult.model_validate(refused)
 
 
 async def show_plan(server: PlanModeServer, approval: core.Approval) -> None:
@@ -321,7 +321,7 @@ def resolve_waiter(
 ) -> None:
     waiter = server.waiters.pop(approval.approval_id, None)
     if waiter is not None and not waiter.done():
-        waiter.set_result(ExitResult.from_core(result.to_wire()))
+        waiter.set_result(ExitResult.model_validate(result))
 
 
 def answer_superseded(
@@ -389,10 +389,10 @@ def list_approvals(server: PlanModeServer, params: ListApprovalsParams) -> ListA
     sessions = list(service.sessions.values())
     if params.session_id is not None:
         sessions = [s for s in sessions if s.id == params.session_id]
-    found = [s.pending.to_wire() for s in sessions if s.pending is not None]
+    found = [Approval.model_validate(s.pending) for s in sessions if s.pending is not None]
     if params.session_id is None:
-        found += [r.to_wire() for r in service.teammate_requests()]
-    return ListApprovalsResult(approvals=[Approval.from_core(a) for a in found])
+        found += [Approval.model_validate(r) for r in service.teammate_requests()]
+    return ListApprovalsResult(approvals=found)
 
 
 def teammate_answered(server: PlanModeServer, request_id: str, outcome: ResolvedOutcome) -> None:

@@ -46,20 +46,20 @@ def approval_lenses(
         session_id=approval.session_id or None,
         plan_sha256=plan_digest(current),
         include_comments=True,
-        allowed_prompts=[p.to_wire() for p in approval.allowed_prompts],
+        allowed_prompts=approval.allowed_prompts,
     )
     # Review comments are not plan content: writing one is not an edit of the plan.
     submitted, body = strip_comments(approval.submitted_plan), strip_comments(current)
     title = approve_lens_title(submitted, body, unreviewed)
     accept_edits_title = protocol.LENS_APPROVE_ACCEPT_EDITS
     tooltip = None
-    rules = approval.grants()
+    rules = approval.grants
     if rules:
         # Shown before they are granted: the prompts in the titles, the exact rules on hover.
         title += " and allow " + "; ".join(rule.label() for rule in rules)
         accept_edits_title += " and allow the same"
         tooltip = "Approving also allows these commands without asking:\n" + "\n".join(
-            f"• {rule.describe()}" for rule in rules
+            f"• {rule.rule}" for rule in rules
         )
     reject_args = RejectParams.build(
         approval_id=approval.approval_id,

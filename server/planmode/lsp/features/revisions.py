@@ -45,7 +45,7 @@ def list_revisions(server: PlanModeServer, params: RevisionsParams) -> ListRevis
     path = plan_file(server, params, params.path)
     revisions = server.service.history.revisions(path)
     return ListRevisionsResult(
-        path=str(path), revisions=[Revision.from_core(r.summary()) for r in revisions]
+        path=str(path), revisions=[Revision.model_validate(r) for r in revisions]
     )
 
 

@@ -74,7 +74,7 @@ async def open_in_editor(server: PlanModeServer, path: Path) -> str:
 
 
 def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResult:
-    return ListPlansResult(plans=[PlanInfo.from_core(p) for p in server.service.list_plans()])
+    return ListPlansResult(plans=[PlanInfo.model_validate(p) for p in server.service.list_plans()])
 
 
 def end_session(server: PlanModeServer, params: EndSessionParams) -> SessionState:

@@ -25,8 +25,8 @@ def next_turn(server: PlanModeServer, params: NextTurnParams) -> NextTurnResult:
     server.publish_state(session)
     # With the lead's answer to this teammate's plan (approved: the exit attachment follows).
     return NextTurnResult(
-        attachments=[Attachment.from_core(a.to_wire()) for a in attachments],
-        leader_response=LeaderResponse.from_core(response.to_wire()) if response else None,
+        attachments=[Attachment.model_validate(a) for a in attachments],
+        leader_response=LeaderResponse.model_validate(response) if response else None,
     )
 
 
@@ -34,7 +34,7 @@ def agent_definitions(
     server: PlanModeServer, params: AgentDefinitionsParams
 ) -> AgentDefinitionsResult:
     return AgentDefinitionsResult(
-        agents=[AgentDefinition.from_core(a) for a in workflow.agent_definitions()]
+        agents=[AgentDefinition.model_validate(a) for a in workflow.agent_definitions()]
     )
 
 

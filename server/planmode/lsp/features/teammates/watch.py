@@ -25,7 +25,7 @@ POLL_SECONDS = 0.5
 
 
 def announce(server: PlanModeServer, request: PendingRequest) -> None:
-    server.notify(protocol.APPROVAL_REQUESTED, Approval.from_core(request.to_wire()))
+    server.notify(protocol.APPROVAL_REQUESTED, Approval.model_validate(request))
     who = f"Teammate {request.agent} ({request.team})"
     server.show_message(review_message(server, request.plan_file_path, who), types.MessageType.Info)
     if server.client_supports("window", "show_document", "support"):
