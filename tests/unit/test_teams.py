@@ -14,6 +14,7 @@ from planmode.core import jsonl, plans, prompts, teams
 from planmode.core.errors import InvalidParams, NoPendingApproval, NoPlanFile, PlanChanged
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
 
@@ -533,3 +534,24 @@ def test_a_fifo_or_a_stuck_lock_never_hangs_a_reader(tmp_path: Path) -> None:
         assert list(read_lines(locked)) == [{"n": 1}]
     finally:
         os.close(holder)
+
+
+@pytest.mark.parametrize("approved", [True, False])
+def test_approve_and_reject_take_a_teammates_request_id(
+    make_service: ServiceFactory, lead: PlanModeService, approved: bool
+) -> None:
+    """An approvalId no session has pending is, without a session named, a teammate's request
+    id: the lead decides that plan (one rule for both, core/service.py)."""
+    service = teammate_service(make_service)
+    session, rid = submitted(service, lead)
+    decide = lead.approve if approved else lead.reject
+    with pytest.raises(NoPendingApproval):
+        decide(rid, "lead-session")  # a session named: only its own approval
+    answered = decide(rid)
+    outcome = "approved" if approved else "rejected"
+    assert isinstance(answered, TeammateAnswer)
+    assert (answered.request.request_id, answered.outcome) == (rid, outcome)
+    _found, response = service.next_turn(session)
+    assert response is not None and response.approved is approved
+    with pytest.raises(NoPendingApproval):
+        decide(rid)  # answered: no longer pending anywhere

@@ -12,20 +12,22 @@ the permission check (:mod:`~planmode.core.enforcement`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from planmode.core import enforcement, modes, permissions, resume
+from planmode.core import enforcement, modes, permissions, resume, teams
 from planmode.core.agents import AgentRules, PlanFileAgent
+from planmode.core.approval import AllowedPrompt
+from planmode.core.errors import NoPendingApproval
 from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
 from planmode.core.planning import Planning
 from planmode.core.registry import SessionRegistry, TextReader
-from planmode.core.review import ReviewState
+from planmode.core.review import Decision, ReviewState
 from planmode.core.session import Session, SessionStore
 from planmode.core.settings import Settings
-from planmode.core.teammates import Teammates
+from planmode.core.teammates import TeammateAnswer, Teammates
 from planmode.sandbox import probe as sandbox_probe
 
 A = TypeVar("A", bound=PlanFileAgent)
@@ -64,13 +66,12 @@ class PlanModeService:
         self.read_plan = registry.read_plan
         self.read_text = registry.read_text
         self.list_plans = registry.list_plans
-        # Plans under review: the pending approval, the decision, revisions and hunks.
+        # Plans under review: the pending approval, the decision (approve and reject, below:
+        # a teammate's request too), revisions and hunks.
         self.begin_exit = review.begin_exit
         self.pending_for = review.pending_for
         self.current_plan = review.current_plan
         self.cancel = review.cancel
-        self.approve = review.approve
-        self.reject = review.reject
         self.comment_view = review.comment_view
         self.others_comments = review.others_comments
         self.observe = review.observe
@@ -160,6 +161,68 @@ class PlanModeService:
         """Approving a plan and a teammate's answer leave plan mode; bound late, as the mode's
         part itself needs the review and the teammates."""
         return self.planning.leave_plan(session, chosen)
+
+    # -- the user's decision --------------------------------------------------------------
+    def approve(
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        mode: PermissionMode | None = None,
+        plan_sha256: str | None = None,
+        include_comments: bool = False,
+        grant: tuple[AllowedPrompt, ...] = (),
+    ) -> Decision | TeammateAnswer:
+        """``planMode/approve``: a session's pending plan (:meth:`ReviewState.approve`), or a
+        teammate's (:meth:`_decide`)."""
+        return self._decide(
+            session_id,
+            lambda: self.review.approve(
+                approval_id, session_id, mode, plan_sha256, include_comments, grant
+            ),
+            lambda: self.teammates.answer_teammate(
+                approval_id,
+                True,
+                mode=mode,
+                plan_sha256=plan_sha256,
+                include_comments=include_comments,
+            ),
+            "approved",
+        )
+
+    def reject(
+        self,
+        approval_id: str,
+        session_id: str | None = None,
+        feedback: str | None = None,
+        include_comments: bool = False,
+    ) -> Decision | TeammateAnswer:
+        """``planMode/reject``: a session's pending plan (:meth:`ReviewState.reject`), or a
+        teammate's (:meth:`_decide`)."""
+        return self._decide(
+            session_id,
+            lambda: self.review.reject(approval_id, session_id, feedback, include_comments),
+            lambda: self.teammates.answer_teammate(
+                approval_id, False, feedback, include_comments=include_comments
+            ),
+            "rejected",
+        )
+
+    @staticmethod
+    def _decide(
+        session_id: str | None,
+        of_session: Callable[[], Decision],
+        of_teammate: Callable[[], teams.PendingRequest],
+        outcome: Literal["approved", "rejected"],
+    ) -> Decision | TeammateAnswer:
+        """An approvalId names a session's pending approval; one that names none may, when
+        no ``session_id`` narrows it, be a teammate's request id to this lead, whose plan is
+        decided instead (docs/protocol.md §4, §5.1). Neither: NoPendingApproval."""
+        try:
+            return of_session()
+        except NoPendingApproval:
+            if session_id is not None:
+                raise
+            return TeammateAnswer(of_teammate(), outcome)
 
     # -- enforcement ----------------------------------------------------------------------
     def check_tool(

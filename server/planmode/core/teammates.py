@@ -8,6 +8,9 @@ another process can read holds either.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from planmode.core import comments, modes, plans, prompts, teams, transcripts
 from planmode.core.approval import (
     Approval,
@@ -21,6 +24,15 @@ from planmode.core.modes import PermissionMode
 from planmode.core.provenance import Provenance
 from planmode.core.registry import LeavePlan, SessionRegistry
 from planmode.core.session import Session
+
+
+@dataclass(frozen=True)
+class TeammateAnswer:
+    """The lead's decision on a teammate's plan: the request it answered (its id was the
+    approvalId) and how."""
+
+    request: teams.PendingRequest
+    outcome: Literal["approved", "rejected"]
 
 
 class Teammates:

@@ -18,10 +18,11 @@ from planmode.core import approval as core
 from planmode.core import prompts
 from planmode.core.agents import PlanFileReport
 from planmode.core.approval import rejected_exit
-from planmode.core.errors import NoPendingApproval, PlanChanged, PlanModeError
+from planmode.core.errors import PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
 from planmode.core.review import Decision
 from planmode.core.session import Session
+from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, diagnostics
 from planmode.lsp.features.agents import agent_call
@@ -287,8 +288,12 @@ def how_to_decide() -> str:
     )
 
 
-def finish(server: PlanModeServer, decision: Decision) -> None:
+def finish(server: PlanModeServer, decision: Decision | TeammateAnswer) -> None:
     """Answer the waiting exit and tell every client what was decided."""
+    if isinstance(decision, TeammateAnswer):
+        # The teammate's server reads the answer from its inbox: nothing waits here.
+        teammate_answered(server, decision.request.request_id, decision.outcome)
+        return
     approval, result = decision.approval, decision.result
     resolve_waiter(server, approval, result)
     for warning in decision.warnings:
@@ -336,48 +341,27 @@ def answer_superseded(
 
 
 def approve(server: PlanModeServer, params: ApproveParams) -> OkResult:
-    try:
-        decision = server.service.approve(
-            params.approval_id,
-            params.session_id,
-            params.mode,
-            params.plan_sha256,
-            include_comments=params.include_comments,
-            grant=tuple(p.to_core() for p in params.allowed_prompts),
-        )
-    except NoPendingApproval:
-        if params.session_id is not None:
-            raise
-        # The lead approving a teammate's plan: the approvalId is its request id.
-        request = server.service.answer_teammate(
-            params.approval_id,
-            True,
-            mode=params.mode,
-            plan_sha256=params.plan_sha256,
-            include_comments=params.include_comments,
-        )
-        teammate_answered(server, request.request_id, "approved")
-        return OkResult()
+    """A session's plan, or a teammate's request to this lead (core/service.py)."""
+    decision = server.service.approve(
+        params.approval_id,
+        params.session_id,
+        params.mode,
+        params.plan_sha256,
+        include_comments=params.include_comments,
+        grant=tuple(p.to_core() for p in params.allowed_prompts),
+    )
     finish(server, decision)
     return OkResult()
 
 
 def reject(server: PlanModeServer, params: RejectParams) -> OkResult:
-    try:
-        decision = server.service.reject(
-            params.approval_id,
-            params.session_id,
-            params.feedback,
-            include_comments=params.include_comments,
-        )
-    except NoPendingApproval:
-        if params.session_id is not None:
-            raise
-        request = server.service.answer_teammate(
-            params.approval_id, False, params.feedback, include_comments=params.include_comments
-        )
-        teammate_answered(server, request.request_id, "rejected")
-        return OkResult()
+    """A session's plan, or a teammate's request to this lead (core/service.py)."""
+    decision = server.service.reject(
+        params.approval_id,
+        params.session_id,
+        params.feedback,
+        include_comments=params.include_comments,
+    )
     finish(server, decision)
     return OkResult()
 
