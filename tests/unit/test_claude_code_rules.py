@@ -261,11 +261,11 @@ def test_an_ask_keeps_the_sandbox_for_when_the_user_allows_the_call(
     if service.sandbox.mechanism is None:
         pytest.skip(f"no sandbox here: {service.sandbox.detail}")
     line = bash(f"head {workspace['outside']}/notes.txt")
-    wire = check(service, session, workspace, "Bash", line).to_wire()
-    assert (wire["behavior"], wire["rule"]) == ("ask", "claudeCode.workingDirectories")
-    assert wire["sandbox"]["prefix"]
+    asked = check(service, session, workspace, "Bash", line)
+    assert (asked.behavior, asked.rule) == ("ask", "claudeCode.workingDirectories")
+    assert asked.sandbox is not None and asked.sandbox.prefix
     settings(workspace["root"] / ".claude" / "settings.json", deny=["Bash(head:*)"])
-    assert "sandbox" not in check(service, session, workspace, "Bash", line).to_wire()
+    assert check(service, session, workspace, "Bash", line).sandbox is None
 
 
 def test_claude_codes_own_plan_file_outside_the_project_is_written_unless_a_rule_says_no(

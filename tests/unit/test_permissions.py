@@ -281,8 +281,8 @@ def test_plan_mode_decisions_name_their_rule_on_the_wire(
 ) -> None:
     """``vouched``: plan mode stands behind the answer, so an agent's hook passes it on — its
     own denies and the allows it vouches for, not a reading tool's allow nor an ask."""
-    wire = run(layout, tool, tool_input).to_wire()
-    assert (wire["rule"], wire["vouched"]) == (rule, vouched)
+    decision = run(layout, tool, tool_input)
+    assert (decision.rule, decision.vouched) == (rule, vouched)
 
 
 def test_outside_plan_mode_only_grants_and_settings_have_their_own_rule(

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from planmode.core.permissions import Decision
 from planmode.core.planning import SandboxState
+from planmode.lsp.results import CheckToolResult
 from planmode.sandbox import BWRAP, CLASSIFIER_ONLY, LANDLOCK, landlock, seccomp
 from planmode.sandbox.probe import Availability, detect
 
@@ -471,6 +473,11 @@ def test_unknown_architecture_has_no_table(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 # -- checkTool and the state -------------------------------------------------------------
+def _wire(decision: Decision) -> dict[str, object]:
+    """The checkTool answer the decision is."""
+    return CheckToolResult.model_validate(decision).wire()
+
+
 def _planning(make_service, **settings):  # type: ignore[no-untyped-def]
     service = make_service(**settings)
     session = service.session("s1")
@@ -482,7 +489,7 @@ def test_allowed_planning_bash_carries_the_sandbox(make_service) -> None:  # typ
     service, session = _planning(make_service)
     if service.sandbox.mechanism is None:
         pytest.skip(f"no sandbox here: {service.sandbox.detail}")
-    wire = service.check_tool(session, "Bash", {"command": "ls -la"}).to_wire()
+    wire = _wire(service.check_tool(session, "Bash", {"command": "ls -la"}))
     assert wire["behavior"] == "allow"
     box = wire["sandbox"]
     assert box["mechanism"] == service.sandbox.mechanism
@@ -490,10 +497,10 @@ def test_allowed_planning_bash_carries_the_sandbox(make_service) -> None:  # typ
     assert box["required"] is False
     assert "'ls -la'" in box["command"]
     # Denied commands, other tools and Bash outside plan mode carry none.
-    assert "sandbox" not in service.check_tool(session, "Bash", {"command": "rm x"}).to_wire()
-    assert "sandbox" not in service.check_tool(session, "Read", {"file_path": "x"}).to_wire()
+    assert "sandbox" not in _wire(service.check_tool(session, "Bash", {"command": "rm x"}))
+    assert "sandbox" not in _wire(service.check_tool(session, "Read", {"file_path": "x"}))
     service.set_mode(session, "bypassPermissions")
-    assert "sandbox" not in service.check_tool(session, "Bash", {"command": "ls"}).to_wire()
+    assert "sandbox" not in _wire(service.check_tool(session, "Bash", {"command": "ls"}))
 
 
 def test_without_a_sandbox_planning_bash_is_classifier_only(  # type: ignore[no-untyped-def]
@@ -507,10 +514,11 @@ def test_without_a_sandbox_planning_bash_is_classifier_only(  # type: ignore[no-
         detail="turned off (PLANMODE_SANDBOX=off)",
         required=False,
     )
-    assert service.check_tool(session, "Bash", {"command": "ls"}).to_wire() == {
+    assert _wire(service.check_tool(session, "Bash", {"command": "ls"})) == {
         "behavior": "allow",
         "rule": "plan.bash",
         "vouched": True,
+        "mode": "plan",
     }
 
 
@@ -520,13 +528,14 @@ def test_require_sandbox_denies_planning_bash_without_one(  # type: ignore[no-un
     monkeypatch.setenv("PLANMODE_SANDBOX", "off")
     service, session = _planning(make_service, requireSandbox=True)
     assert service.state(session).sandbox.required is True
-    wire = service.check_tool(session, "Bash", {"command": "ls"}).to_wire()
+    wire = _wire(service.check_tool(session, "Bash", {"command": "ls"}))
     assert wire == {
         "behavior": "deny",
         "message": "Denied by requireSandbox: no OS sandbox works here (turned off "
         "(PLANMODE_SANDBOX=off)), so Bash is denied while planning",
         "rule": "plan.bash",  # plan mode's: the Claude Code hook passes it on
         "vouched": True,
+        "mode": "plan",
     }
     # Only while planning, and only Bash.
     assert service.check_tool(session, "Read", {"file_path": "x"}).behavior == "allow"

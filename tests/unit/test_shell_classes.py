@@ -594,12 +594,12 @@ def test_planning_bash_runs_git_with_the_workspace_configuration_only(
         pytest.skip(f"no sandbox here: {service.sandbox.detail}")
     marker = hostile_workspace.parent / "pwned"
     for where, command in GIT_READS_IN_HOSTILE_PLACES:
-        wire = service.check_tool(session, "Bash", {"command": command}).to_wire()
-        assert wire["behavior"] == "allow", wire
-        assert "GIT_DIR=" + str(hostile_workspace / ".git") in wire["sandbox"]["argv"]
+        decision = service.check_tool(session, "Bash", {"command": command})
+        assert decision.behavior == "allow" and decision.sandbox is not None, decision
+        assert "GIT_DIR=" + str(hostile_workspace / ".git") in decision.sandbox.argv
         marker.unlink(missing_ok=True)
         subprocess.run(
-            wire["sandbox"]["argv"],
+            decision.sandbox.argv,
             cwd=hostile_workspace / where,
             capture_output=True,
             timeout=30,

@@ -107,7 +107,7 @@ def _sandboxed(
     # neutralised (a committed bare or vendored repository's config never runs).
     wrapped = available.wrap(command, hide, shell.git_environment_for(registry.root))
     if wrapped is not None:
-        return replace(decision, sandbox={**wrapped.to_wire(), "required": required})
+        return replace(decision, sandbox=replace(wrapped, required=required))
     if required:
         return permissions.deny(
             "requireSandbox",

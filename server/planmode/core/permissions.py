@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from planmode.core import grants, shell
 from planmode.core.approval import AllowedPrompt
 from planmode.core.modes import PermissionMode
 from planmode.core.paths import UnsafePath, inside, lexical_path, resolve_path, spelled_path
 from planmode.core.rules import AGENT_TOOLS, allow_rule_allows, rule_matches
+
+if TYPE_CHECKING:
+    from planmode.sandbox.probe import Wrapped
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -106,10 +109,11 @@ VOUCHED = frozenset({RULE_PLAN_WRITE, RULE_PLAN_BASH, RULE_PLAN_AGENT, RULE_GRAN
 class Decision:
     behavior: Behavior
     message: str | None = None
-    # An allowed planning Bash command: how to run it inside the OS sandbox
-    # ({mechanism, argv, command}; docs/sandbox.md).
-    sandbox: Mapping[str, Any] | None = None
+    # An allowed planning Bash command: how to run it inside the OS sandbox (docs/sandbox.md).
+    sandbox: Wrapped | None = None
     rule: str = RULE_MODE
+    # The session's mode it was decided in (PlanModeService.check_tool says it).
+    mode: PermissionMode | None = None
 
     @property
     def vouched(self) -> bool:
@@ -119,18 +123,6 @@ class Decision:
         if self.behavior == "deny":
             return self.rule.startswith(RULE_PLAN_PREFIX)
         return self.behavior == "allow" and self.rule in VOUCHED
-
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "behavior": self.behavior,
-            "rule": self.rule,
-            "vouched": self.vouched,
-        }
-        if self.message is not None:
-            wire["message"] = self.message
-        if self.sandbox is not None:
-            wire["sandbox"] = dict(self.sandbox)
-        return wire
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ the permission check (:mod:`~planmode.core.enforcement`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -246,7 +247,7 @@ class PlanModeService:
         if decision.behavior != "deny":
             # A plan file the agent writes itself: that text is its own (core/provenance.py).
             self.review.agent_tool(tool, tool_input)
-        return decision
+        return replace(decision, mode=session.modes.mode)
 
     @property
     def sandbox(self) -> sandbox_probe.Availability:

@@ -37,14 +37,8 @@ class Wrapped:
     argv: list[str]
     command: str
     prefix: list[str]
-
-    def to_wire(self) -> dict[str, object]:
-        return {
-            "mechanism": self.mechanism,
-            "argv": self.argv,
-            "command": self.command,
-            "prefix": self.prefix,
-        }
+    # It may run only so, never outside the sandbox (the caller's setting: requireSandbox).
+    required: bool = False
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         call.rules if call is not None else None,
         params.cwd,
     )
-    return CheckToolResult.model_validate({**decision.to_wire(), "mode": session.modes.mode})
+    return CheckToolResult.model_validate(decision)
 
 
 async def wait_for_plan_file(
