@@ -174,6 +174,9 @@ async def test_a_code_action_rejects_with_the_comments(editor: Editor) -> None:
         "Add a test for the fallback.",
     ]
     assert result["feedback"].startswith("The user's comments on the plan")
+    # Without a remark the comments follow the rejection at once: no empty feedback heading.
+    assert "The user's feedback:" not in result["toolResult"]
+    assert result["toolResult"].endswith(f"ready.\n\n{result['feedback']}")
 
 
 async def test_plain_approve_and_reject_requests_leave_comments_out(editor: Editor) -> None:

@@ -77,6 +77,9 @@ def test_reject_with_only_comments_has_no_remark(service: PlanModeService) -> No
     assert result.remark is None
     assert result.feedback is not None
     assert result.feedback.startswith("The user's comments on the plan")
+    # No remark: no "The user's feedback:" heading with nothing under it.
+    assert "The user's feedback:" not in result.tool_result
+    assert result.tool_result.endswith(f"ready.\n\n{result.feedback}")
 
 
 def test_approve_strips_comments_and_carries_them_as_notes(service: PlanModeService) -> None:

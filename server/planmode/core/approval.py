@@ -210,7 +210,7 @@ def rejected_exit(
         plan=approval.submitted_plan or None,
         is_agent=approval.agent_id is not None,
         feedback=text,
-        tool_result=prompts.rejected_result(path, text),
+        tool_result=prompts.rejected_result(path, feedback, comments_text(comments)),
         comments=comments,
         remark=feedback,
     )

@@ -121,13 +121,18 @@ NOTES_HEADING = "## The user's notes with the approval:"
 REJECTED_PREFIX = "User rejected the plan. Keep planning"
 
 
-def rejected_result(file_path: str, feedback: str | None) -> str:
+def rejected_result(file_path: str, feedback: str | None, comments: str | None = None) -> str:
+    """A rejection's tool result: ``feedback`` (the user's remark) under its heading, then
+    ``comments`` (the rendered review comments, which carry their own). A heading with nothing
+    under it is left out."""
     text = (
         f"{REJECTED_PREFIX}: you are still in plan mode. Revise the plan at {file_path} and "
         "call ExitPlanMode again when it is ready."
     )
     if feedback and feedback.strip():
         text += f"\n\nThe user's feedback:\n{feedback.strip()}"
+    if comments:
+        text += f"\n\n{comments}"
     return text
 
 
