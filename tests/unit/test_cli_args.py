@@ -29,3 +29,17 @@ def test_lsp_tcp_refuses_a_port_that_is_no_port(port: str, problem: str) -> None
     assert refused.stderr.splitlines()[-1] == (f"planmode lsp: error: argument --port: {problem}")
     assert "Traceback" not in refused.stderr
     assert refused.stdout == ""
+
+
+def test_every_verb_says_what_it_does_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from planmode.cli import _parser, verbs
+
+    table = verbs()
+    for name, verb in table.items():
+        with pytest.raises(SystemExit) as shown:
+            _parser(table).parse_args([name, "--help"])
+        assert shown.value.code == 0
+        text = capsys.readouterr().out
+        assert text.startswith(f"usage: planmode {name} ")
+        # The description (its one line, capitalized), however the terminal wraps it.
+        assert verb.help[1:] in " ".join(text.split()), name
