@@ -13,6 +13,7 @@ import pytest
 
 from planmode.core import library, plans
 from planmode.core.library import (
+    LibraryEntry,
     LibraryRecord,
     PlanFacts,
     PlanRecord,
@@ -22,9 +23,15 @@ from planmode.core.library import (
     list_library,
     plan_status,
 )
+from planmode.lsp import results
 
 DECIDED = "2026-01-01T10:00:00.000Z"
 DECIDED_EPOCH = 1767261600.0
+
+
+def wire(entry: LibraryEntry) -> dict[str, Any]:
+    """The entry as the library lists it."""
+    return results.LibraryPlan.model_validate(entry).wire()
 
 
 def record(decision: Any, progress: StepCount | None = None) -> PlanRecord:
@@ -279,7 +286,7 @@ def test_the_listing_joins_files_records_and_live_state(root: Path) -> None:
         "drafted-agent-x1.md": "drafting",
     }
     assert [Path(e.path).name for e in listed][:2] == ["drafted-agent-x1.md", "kept.md"]
-    running = by_name["running.md"].to_wire()
+    running = wire(by_name["running.md"])
     assert running["status"] == "executing"
     assert running["progress"] == {"done": 2, "total": 4}
     assert (running["sessionId"], running["agent"], running["decidedAt"]) == (
@@ -288,15 +295,15 @@ def test_the_listing_joins_files_records_and_live_state(root: Path) -> None:
         DECIDED,
     )
     assert running["modified"].endswith("Z") and running["pending"] is False
-    waiting = by_name["waiting.md"].to_wire()
+    waiting = wire(by_name["waiting.md"])
     assert (waiting["status"], waiting["pending"], "progress" in waiting) == (
         "underReview",
         True,
         False,
     )
-    subagent = by_name["drafted-agent-x1.md"].to_wire()
+    subagent = wire(by_name["drafted-agent-x1.md"])
     assert (subagent["slug"], subagent["agentId"], subagent["sessionId"]) == ("drafted", "x1", "s1")
-    assert set(by_name["drafted.md"].to_wire()) == {
+    assert set(wire(by_name["drafted.md"])) == {
         "path",
         "slug",
         "modified",
@@ -350,13 +357,13 @@ def test_ten_thousand_plans_are_listed_with_their_statuses(root: Path) -> None:
         LibraryRecord(root).records(),
         pending=[directory / names[3]],
     )
-    wire = [entry.to_wire() for entry in listed]
+    sent = [wire(entry) for entry in listed]
     elapsed = time.perf_counter() - started
-    print(f"\nlisted {len(wire):,} plans with their statuses in {elapsed * 1000:.0f} ms")
+    print(f"\nlisted {len(sent):,} plans with their statuses in {elapsed * 1000:.0f} ms")
 
-    assert len(wire) == count
+    assert len(sent) == count
     counted: dict[str, int] = {}
-    for entry in wire:
+    for entry in sent:
         counted[entry["status"]] = counted.get(entry["status"], 0) + 1
     assert counted == {
         "done": 1250,
@@ -366,7 +373,7 @@ def test_ten_thousand_plans_are_listed_with_their_statuses(root: Path) -> None:
         "drafting": 2499,
         "underReview": 1,
     }
-    assert wire[0]["path"].endswith(names[-1])  # newest first
+    assert sent[0]["path"].endswith(names[-1])  # newest first
     assert all(
-        ("progress" in entry) == (entry["status"] in ("executing", "done")) for entry in wire
+        ("progress" in entry) == (entry["status"] in ("executing", "done")) for entry in sent
     )

@@ -22,6 +22,7 @@ from planmode.core.progress import (
 )
 from planmode.core.state_dir import StatePlace
 from planmode.core.todos import TaskLedger, TodoUpdate
+from planmode.lsp import results
 
 PLAN = """# Plan: cache the greeting
 
@@ -48,6 +49,11 @@ def progress(root: Path) -> Progress:
     return Progress("s-1", plans / "bold-eagle.md", "a-1", PLAN, root, plans_directory=plans)
 
 
+def wire(progress: Progress) -> dict[str, Any]:
+    """The progress as the protocol's Progress."""
+    return results.Progress.model_validate(progress).wire()
+
+
 def statuses(progress: Progress) -> list[tuple[str, str | None]]:
     return [(step.status, step.source) for step in progress.steps]
 
@@ -70,8 +76,8 @@ def test_the_steps_of_the_approved_plan_start_pending_a_ticked_box_done(
 
 
 def test_the_wire_shape_is_the_protocols(progress: Progress, root: Path) -> None:
-    wire = progress.to_wire()
-    assert set(wire) >= {
+    sent = wire(progress)
+    assert set(sent) >= {
         "sessionId",
         "planFilePath",
         "approvalId",
@@ -80,19 +86,19 @@ def test_the_wire_shape_is_the_protocols(progress: Progress, root: Path) -> None
         "total",
         "drift",
     }
-    assert wire["sessionId"] == "s-1"
-    assert wire["approvalId"] == "a-1"
-    assert wire["planFilePath"] == str(root / ".claude" / "plans" / "bold-eagle.md")
-    assert wire["steps"][0] == {
+    assert sent["sessionId"] == "s-1"
+    assert sent["approvalId"] == "a-1"
+    assert sent["planFilePath"] == str(root / ".claude" / "plans" / "bold-eagle.md")
+    assert sent["steps"][0] == {
         "index": 0,
         "line": 6,
         "text": "Add an LRU cache in `src/cache.py`",
         "status": "pending",
         "source": None,
     }
-    assert (wire["done"], wire["total"], wire["drift"]) == (1, 6, [])
-    assert wire["verification"] == {"line": 13, "title": "Verification"}
-    json.dumps(wire)
+    assert (sent["done"], sent["total"], sent["drift"]) == (1, 6, [])
+    assert sent["verification"] == {"line": 13, "title": "Verification"}
+    json.dumps(sent)
 
 
 TODO_TABLE = [
@@ -204,10 +210,10 @@ def test_marking_what_the_agent_already_set_still_makes_it_the_users(progress: P
 def test_a_bad_mark_is_an_error_and_changes_nothing(
     progress: Progress, index: object, status: object, message: str
 ) -> None:
-    before = progress.to_wire()
+    before = wire(progress)
     with pytest.raises(InvalidParams, match=message):
         progress.set_step_status(index, status)
-    assert progress.to_wire() == before
+    assert wire(progress) == before
 
 
 def test_a_plan_without_steps_says_so_on_a_bad_mark(root: Path) -> None:
@@ -336,7 +342,7 @@ def test_a_write_outside_the_plan_per_drift_setting(
     assert (seen.outcome and seen.outcome.behavior) == behavior
     assert seen.changed is recorded
     expected = [{"path": "src/other.py", "tool": "Write", "at": "2026-01-01T00:00:00.000Z"}]
-    assert progress.to_wire()["drift"] == (expected if recorded else [])
+    assert wire(progress)["drift"] == (expected if recorded else [])
     if behavior == "deny":
         assert seen.outcome is not None
         assert seen.outcome.message.startswith("Not in the approved plan: src/other.py")
@@ -387,7 +393,7 @@ def test_widening_the_plan_allows_a_file(progress: Progress, root: Path) -> None
     assert not progress.allow_path(str(root / "src" / "other.py"))
     seen = progress.observe("Write", {"file_path": "src/other.py"}, "deny")
     assert seen.outcome is None
-    assert progress.to_wire()["allowedPaths"] == ["src/other.py"]
+    assert wire(progress)["allowedPaths"] == ["src/other.py"]
     assert len(progress.drift) == 1  # what happened stays recorded
 
 
@@ -438,7 +444,7 @@ def test_progress_round_trips_through_json(progress: Progress, root: Path) -> No
         plan_file=progress.plan_file,
         plans_directory=root / ".claude" / "plans",
     )
-    assert again.to_wire() == progress.to_wire()
+    assert wire(again) == wire(progress)
     assert again.approved_at == progress.approved_at
     # The index and the ledger work on: task 1 is "Step 2".
     assert again.apply_tool("TaskUpdate", {"taskId": "1", "status": "completed"})
@@ -545,7 +551,7 @@ def test_the_store_keeps_progress_across_a_restart(progress: Progress, root: Pat
         "s-1", plan_file=progress.plan_file, plans_directory=root / ".claude" / "plans"
     )
     assert loaded.reason is None and loaded.progress is not None
-    assert loaded.progress.to_wire() == progress.to_wire()
+    assert wire(loaded.progress) == wire(progress)
     ProgressStore(root).discard("s-1")
     ProgressStore(root).discard("s-1")
     assert ProgressStore(root).load("s-1").progress is None

@@ -33,7 +33,7 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -79,9 +79,6 @@ class StepCount:
     @property
     def complete(self) -> bool:
         return self.total > 0 and self.done == self.total
-
-    def to_wire(self) -> dict[str, int]:
-        return {"done": self.done, "total": self.total}
 
 
 @dataclass(frozen=True)
@@ -208,7 +205,7 @@ def event_line(
         if value is not None:
             line[key] = value
     if progress is not None:
-        line.update(progress.to_wire())
+        line.update(done=progress.done, total=progress.total)
     return line
 
 
@@ -275,31 +272,6 @@ class LibraryEntry:
     progress: StepCount | None = None
     decided_at: str | None = None
     first_seen: str | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        """A ``listPlans`` entry: the protocol's fields, ``status`` and ``progress``, and
-        ``agent``, ``decidedAt``, ``firstSeen`` (additions) when known."""
-        wire: dict[str, Any] = {
-            "path": self.path,
-            "slug": self.slug,
-            "modified": datetime.fromtimestamp(self.modified, UTC)
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z"),
-            "sizeBytes": self.size_bytes,
-            "pending": self.pending,
-            "status": self.status,
-        }
-        optional = (
-            ("sessionId", self.session_id),
-            ("agentId", self.agent_id),
-            ("agent", self.agent),
-            ("decidedAt", self.decided_at),
-            ("firstSeen", self.first_seen),
-        )
-        wire.update({key: value for key, value in optional if value is not None})
-        if self.progress is not None:
-            wire["progress"] = self.progress.to_wire()
-        return wire
 
 
 def list_library(

@@ -298,12 +298,13 @@ class PlanFileInfo:
 
     @property
     def modified_at(self) -> str:
-        """When the file last changed: UTC, ISO 8601 to the second."""
-        return (
-            datetime.fromtimestamp(self.modified, UTC)
-            .isoformat(timespec="seconds")
-            .replace("+00:00", "Z")
-        )
+        """When the file last changed (:func:`utc_seconds`)."""
+        return utc_seconds(self.modified)
+
+
+def utc_seconds(epoch: float) -> str:
+    """A time in seconds since the epoch as UTC, ISO 8601 to the second (``…Z``)."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:

@@ -94,7 +94,7 @@ class Step:
     status: StepStatus = "pending"
     source: StepSource | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "line": self.line,
@@ -110,7 +110,7 @@ class DriftEntry:
     tool: str
     at: str
 
-    def to_wire(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, str]:
         return {"path": self.path, "tool": self.tool, "at": self.at}
 
 
@@ -241,25 +241,19 @@ class Progress:
         """Every step done (a plan without steps is never complete: nothing was tracked)."""
         return self.total > 0 and self._done == self.total
 
-    def to_wire(self) -> dict[str, Any]:
-        """The ``Progress`` of the protocol, with ``verification`` and ``allowedPaths``
-        (additions)."""
-        verification = self.plan.verification
-        return {
-            "sessionId": self.session_id,
-            "planFilePath": str(self.plan_file),
-            "approvalId": self.approval_id,
-            "steps": [step.to_wire() for step in self.steps],
-            "done": self.done,
-            "total": self.total,
-            "drift": [entry.to_wire() for entry in self.drift],
-            "verification": (
-                None
-                if verification is None
-                else {"line": verification.line, "title": verification.title}
-            ),
-            "allowedPaths": sorted(self.allowed),
-        }
+    # Read as the protocol's Progress (lsp/results.py), with its additions.
+    @property
+    def plan_file_path(self) -> Path:
+        return self.plan_file
+
+    @property
+    def verification(self) -> steps.Verification | None:
+        """Where the plan says how to verify the change, if it does."""
+        return self.plan.verification
+
+    @property
+    def allowed_paths(self) -> list[str]:
+        return sorted(self.allowed)
 
     def completion_message(self) -> str:
         """What the user is told when every step is done: the verification to run next."""
@@ -462,8 +456,8 @@ class Progress:
             "approvalId": self.approval_id,
             "approvedAt": self.approved_at,
             "plan": self.plan.text,
-            "steps": [step.to_wire() for step in self.steps],
-            "drift": [entry.to_wire() for entry in self.drift],
+            "steps": [step.to_json() for step in self.steps],
+            "drift": [entry.to_json() for entry in self.drift],
             "allowed": sorted(self.allowed),
             "tasks": self.tasks.to_json(),
             "updatedAt": now_iso(),

@@ -27,7 +27,11 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from planmode.core.library import PlanStatus
 from planmode.core.modes import PermissionMode
+from planmode.core.plans import utc_seconds
+from planmode.core.progress import StepSource
+from planmode.core.steps import StepStatus
 from planmode.lsp import protocol
 
 T = TypeVar("T")
@@ -54,10 +58,16 @@ def _none_when_empty(value: object) -> object:
     return value or None
 
 
+def _utc_seconds(value: object) -> object:
+    return utc_seconds(value) if isinstance(value, float | int) else value
+
+
 # A path core holds as a Path, sent as its text.
 PathText = Annotated[str, BeforeValidator(_path_text)]
 # An omittable list core holds empty when it has none: left out then, never sent as [].
 NoneWhenEmpty = BeforeValidator(_none_when_empty)
+# A time core holds in seconds since the epoch, sent as UTC to the second (plans.utc_seconds).
+UtcSeconds = Annotated[str, BeforeValidator(_utc_seconds)]
 
 
 def _omitted_fields(model: type[BaseModel]) -> list[str]:
@@ -374,6 +384,67 @@ class HunkInfo(Payload):
 
 class ListHunksResult(Payload):
     hunks: list[HunkInfo]
+
+
+# -- the plan library and progress (core/library.py, core/progress.py) ----------------------
+# No request serves them yet: these are their shapes for when one does.
+
+
+class StepCount(Payload):
+    done: int
+    total: int
+
+
+class LibraryPlan(Payload):
+    """A plan as the library lists it: a listPlans entry with its ``status`` and, executing or
+    done, its ``progress``; ``agent``, ``decidedAt`` and ``firstSeen`` when known."""
+
+    path: str
+    slug: str
+    modified: UtcSeconds
+    size_bytes: int
+    pending: bool
+    status: PlanStatus
+    session_id: Omittable[str] = None
+    agent_id: Omittable[str] = None
+    agent: Omittable[str] = None
+    decided_at: Omittable[str] = None
+    first_seen: Omittable[str] = None
+    progress: Omittable[StepCount] = None
+
+
+class Step(Payload):
+    index: int
+    line: int
+    text: str
+    status: StepStatus
+    source: StepSource | None
+
+
+class DriftEntry(Payload):
+    path: str
+    tool: str
+    at: str
+
+
+class Verification(Payload):
+    line: int
+    title: str
+
+
+class Progress(Payload):
+    """A session's execution of its approved plan, with ``verification`` and ``allowedPaths``
+    (additions)."""
+
+    session_id: str
+    plan_file_path: PathText
+    approval_id: str
+    steps: list[Step]
+    done: int
+    total: int
+    drift: list[DriftEntry]
+    verification: Verification | None
+    allowed_paths: list[str]
 
 
 class OkResult(Payload):
