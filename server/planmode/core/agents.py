@@ -12,6 +12,9 @@ bring something of their own:
 * :class:`AgentRules` — one call of an agent whose own permission rules may object to an allow
   plan mode vouches for (:data:`planmode.core.permissions.VOUCHED`): where the agent itself
   would deny or ask, its answer stands (docs/protocol.md §6).
+* :class:`AgentTools` — one call of an agent whose tools have names and inputs of their own:
+  which of plan mode's calls (:class:`ToolCall`, the tools of docs/protocol.md §6) it makes,
+  and what the model calls the tool that leaves plan mode, for the texts it reads.
 
 The service is given the plan-file agents it knows (``PlanModeService(agents=...)``); the LSP
 layer picks the adapter for a request from its params and hands the call to core.
@@ -19,7 +22,7 @@ layer picks the adapter for a request from its params and hands the call to core
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -100,4 +103,25 @@ class AgentRules(Protocol):
         """The agent's own answer where its rules would deny or ask this call despite plan
         mode's allow (``vouched``: the rule that allowed it); None where that allow stands.
         ``own_plan_file``: the call writes the plan file the session adopted from the agent."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One of plan mode's tool calls (docs/protocol.md §6): ``tool`` and its ``input``."""
+
+    tool: str
+    input: Mapping[str, Any]
+
+
+class AgentTools(Protocol):
+    """One call of an agent whose tools are not plan mode's: one of its calls is the plan mode
+    calls it makes (none: nothing to check; several: each must be allowed, as a patch of
+    several files), and the model reads its own name for the tool that leaves plan mode."""
+
+    @property
+    def exit_tool(self) -> str: ...
+
+    def plan_mode_calls(self, tool: str, tool_input: Mapping[str, Any]) -> Sequence[ToolCall]:
+        """Plan mode's calls that the agent's call ``tool`` with ``tool_input`` makes."""
         ...

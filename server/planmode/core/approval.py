@@ -44,6 +44,8 @@ class Approval:
     allowed_prompts: tuple[AllowedPrompt, ...] = ()
     # ExitPlanMode's own ``plan`` input counts as an edit (docs/protocol.md §5.1).
     plan_given: bool = False
+    # What the agent calls ExitPlanMode: the texts it reads on a rejection name it.
+    exit_tool: str = prompts.EXIT_TOOL
     approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     requested_at: str = field(default_factory=now_iso)
 
@@ -210,7 +212,9 @@ def rejected_exit(
         plan=approval.submitted_plan or None,
         is_agent=approval.agent_id is not None,
         feedback=text,
-        tool_result=prompts.rejected_result(path, feedback, comments_text(comments)),
+        tool_result=prompts.rejected_result(
+            path, feedback, comments_text(comments), approval.exit_tool
+        ),
         comments=comments,
         remark=feedback,
     )

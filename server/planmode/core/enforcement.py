@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from planmode.core import permissions, shell
-from planmode.core.agents import AgentRules
+from planmode.core.agents import AgentRules, ToolCall
 from planmode.core.registry import SessionRegistry
 from planmode.core.session import Session
 from planmode.sandbox import probe as sandbox_probe
@@ -69,6 +69,34 @@ def check_tool(
             kept = decision.sandbox if objection.behavior == "ask" else None
             return replace(objection, sandbox=kept)
     return decision
+
+
+def check_calls(
+    registry: SessionRegistry,
+    session: Session,
+    calls: Sequence[ToolCall],
+    agent_id: str | None = None,
+    hide: Sequence[str] = (),
+    caller: AgentRules | None = None,
+    cwd: str | None = None,
+) -> permissions.Decision:
+    """The decision on one call of an agent that makes several of plan mode's ``calls``
+    (:class:`~planmode.core.agents.AgentTools`): each decided as :func:`check_tool` does; the
+    first refused one refuses it, else the first asked about asks, else it is allowed (a call
+    that makes none is plan mode's to read, not to stop)."""
+    decisions = [
+        check_tool(registry, session, c.tool, dict(c.input), agent_id, hide, caller, cwd)
+        for c in calls
+    ]
+    for behavior in ("deny", "ask"):
+        found = next((d for d in decisions if d.behavior == behavior), None)
+        if found is not None:
+            return found
+    if decisions:
+        return decisions[0]
+    return permissions.allow(
+        permissions.RULE_PLAN_READ if session.modes.mode == "plan" else permissions.RULE_MODE
+    )
 
 
 def shell_directory(cwd: str | None, caller: AgentRules | None) -> tuple[Path | None, str | None]:

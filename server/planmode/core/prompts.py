@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The tool that leaves plan mode, as the texts name it for an agent whose tools are plan
+# mode's own (another agent's adapter names its own: core/agents.py, AgentTools).
+EXIT_TOOL = "ExitPlanMode"
+
 ENTERED_PLAN_MODE = (
     "Entered plan mode. You should now focus on exploring the codebase and designing an "
     "implementation approach."
@@ -121,13 +125,18 @@ NOTES_HEADING = "## The user's notes with the approval:"
 REJECTED_PREFIX = "User rejected the plan. Keep planning"
 
 
-def rejected_result(file_path: str, feedback: str | None, comments: str | None = None) -> str:
+def rejected_result(
+    file_path: str,
+    feedback: str | None,
+    comments: str | None = None,
+    exit_tool: str = EXIT_TOOL,
+) -> str:
     """A rejection's tool result: ``feedback`` (the user's remark) under its heading, then
     ``comments`` (the rendered review comments, which carry their own). A heading with nothing
-    under it is left out."""
+    under it is left out. ``exit_tool``: what the agent calls ExitPlanMode."""
     text = (
         f"{REJECTED_PREFIX}: you are still in plan mode. Revise the plan at {file_path} and "
-        "call ExitPlanMode again when it is ready."
+        f"call {exit_tool} again when it is ready."
     )
     if feedback and feedback.strip():
         text += f"\n\nThe user's feedback:\n{feedback.strip()}"
@@ -144,7 +153,11 @@ def left_plan_mode_result(mode: str) -> str:
     )
 
 
-SUPERSEDED_FEEDBACK = "A newer ExitPlanMode call replaced this one before it was decided."
+def superseded_feedback(exit_tool: str = EXIT_TOOL) -> str:
+    return f"A newer {exit_tool} call replaced this one before it was decided."
+
+
+SUPERSEDED_FEEDBACK = superseded_feedback()
 
 # A teammate's server restarted while its plan waited for the lead: the request's key (memory
 # only) is gone, so the lead's answer could not be trusted.
@@ -155,11 +168,11 @@ TEAMMATE_KEY_LOST_FEEDBACK = (
 )
 
 
-def refused_exit_text(reason: str, plan: Path) -> str:
-    """What the agent reads when its ExitPlanMode is refused before any approval
-    (docs/protocol.md §3)."""
+def refused_exit_text(reason: str, plan: Path, exit_tool: str = EXIT_TOOL) -> str:
+    """What the agent reads when its ExitPlanMode (``exit_tool``, as it calls it) is refused
+    before any approval (docs/protocol.md §3)."""
     return (
-        f"Plan mode refused ExitPlanMode: {reason}. Nothing was submitted or written and you "
+        f"Plan mode refused {exit_tool}: {reason}. Nothing was submitted or written and you "
         f"are still in plan mode. The plan is reviewed in {plan}: write it there and call "
-        "ExitPlanMode again."
+        f"{exit_tool} again."
     )

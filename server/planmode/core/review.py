@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planmode.core import comments, history, plans, provenance, revisions, transcripts
+from planmode.core import comments, history, plans, prompts, provenance, revisions, transcripts
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -75,12 +75,14 @@ class ReviewState:
         plan: str | None = None,
         allowed_prompts: tuple[AllowedPrompt, ...] = (),
         write: bool = True,
+        exit_tool: str = prompts.EXIT_TOOL,
     ) -> tuple[Approval, Approval | None]:
         """Validate an ExitPlanMode call and make its approval pending.
 
         Returns the new approval and the one it replaced, if any (that one must be answered
         as rejected). ``plan`` is written to the plan file first unless ``write`` is false:
-        the caller writes it (a plan open in the editor).
+        the caller writes it (a plan open in the editor). ``exit_tool``: what the agent
+        calls ExitPlanMode (the texts it reads name it).
         """
         if session.modes.mode != "plan":
             raise NotInPlanMode()
@@ -96,6 +98,7 @@ class ReviewState:
             agent_id=agent_id,
             allowed_prompts=allowed_prompts,
             plan_given=plan is not None,
+            exit_tool=exit_tool,
         )
         replaced = session.pending
         session.pending = approval

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from planmode.core import enforcement, modes, permissions, resume, teams
-from planmode.core.agents import AgentRules, PlanFileAgent
+from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, ToolCall
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import NoPendingApproval
 from planmode.core.history import PlanHistory
@@ -235,18 +235,25 @@ class PlanModeService:
         hide: Sequence[str] = (),
         caller: AgentRules | None = None,
         cwd: str | None = None,
+        tools: AgentTools | None = None,
     ) -> permissions.Decision:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
         §6), an allowed planning Bash command with its sandbox; for a call of an agent with
         rules of its own (``caller``), never an allow those rules or prompts would not give;
         ``cwd``: where a Bash line runs (git only where it opens the workspace's own
-        repository)."""
-        decision = enforcement.check_tool(
-            self.registry, session, tool, tool_input, agent_id, hide, caller, cwd
+        repository); for an agent with tools of its own (``tools``), the plan mode calls
+        its call makes."""
+        if tools is None:
+            calls: Sequence[ToolCall] = (ToolCall(tool, tool_input),)
+        else:
+            calls = tools.plan_mode_calls(tool, tool_input)
+        decision = enforcement.check_calls(
+            self.registry, session, calls, agent_id, hide, caller, cwd
         )
         if decision.behavior != "deny":
-            # A plan file the agent writes itself: that text is its own (core/provenance.py).
-            self.review.agent_tool(tool, tool_input)
+            for call in calls:
+                # A plan file the agent writes itself: that text is its own (core/provenance.py).
+                self.review.agent_tool(call.tool, dict(call.input))
         return replace(decision, mode=session.modes.mode)
 
     @property

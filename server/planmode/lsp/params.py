@@ -63,6 +63,27 @@ class ClaudeCodeParams(Params):
     permission_mode: str | None = None
 
 
+class OpenCodeParams(WireParams):
+    """What planmode's OpenCode plugin knows of the session (docs/opencode.md): OpenCode's
+    instance directory (relative file paths are read against it), the project's worktree and
+    whether it is a git project, the session's creation time and slug, and OpenCode's data
+    directory — what names its plan agent's plan file."""
+
+    directory: str = Field(min_length=1)
+    worktree: str = Field(min_length=1)
+    git: bool = False
+    session_created: int | None = Field(default=None, ge=0)
+    session_slug: str | None = Field(default=None, min_length=1, max_length=128)
+    data_dir: str | None = Field(default=None, min_length=1)
+
+
+class AgentParams(ClaudeCodeParams):
+    """What an agent's own hook or plugin sends along with a call: Claude Code's params, or
+    OpenCode's (``opencode``)."""
+
+    opencode: OpenCodeParams | None = None
+
+
 class GetStateParams(Params):
     pass
 
@@ -90,7 +111,7 @@ class AllowedPromptParams(WireParams):
         return AllowedPrompt(self.tool, self.prompt.strip())
 
 
-class ExitParams(ClaudeCodeParams):
+class ExitParams(AgentParams):
     agent_id: str | None = None
     plan: str | None = None
     # Claude Code's ExitPlanMode input: the plan file it wrote (adopted when Claude Code
@@ -136,7 +157,7 @@ class ApplyEditParams(Params):
     label: str | None = None
 
 
-class CheckToolParams(ClaudeCodeParams):
+class CheckToolParams(AgentParams):
     tool: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict)
     agent_id: str | None = None

@@ -4,24 +4,76 @@ for it.
 A request carrying Claude Code's params — ``transcriptPath``, ``projectDir``,
 ``claudeConfigDir`` (docs/protocol.md §4) — is a call of Claude Code's hook: the session
 adopts the plan file Claude Code reports, and Claude Code's own rules bound what plan mode
-allows. Any other caller (an editor, the CLI) takes plan mode as the protocol gives it.
+allows. A request carrying ``opencode`` is a call of planmode's OpenCode plugin: the session
+adopts the plan file OpenCode's plan agent names, and OpenCode's tools are read in plan mode's
+terms. Any other caller (an editor, the CLI) takes plan mode as the protocol gives it.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from planmode.agents.claude_code.adapter import ClaudeCode, ClaudeCodeCall
-from planmode.lsp.params import ClaudeCodeParams
+from planmode.agents.opencode.adapter import OpenCode, OpenCodeCall
+from planmode.agents.opencode.adoption import SessionFacts
+from planmode.core import prompts
+from planmode.core.agents import AgentRules, AgentTools
+from planmode.core.errors import InvalidParams
+from planmode.lsp.params import AgentParams, ClaudeCodeParams, OpenCodeParams
 from planmode.lsp.server import PlanModeServer
+
+AgentCall = ClaudeCodeCall | OpenCodeCall
 
 
 def agent_call(
     server: PlanModeServer, params: ClaudeCodeParams, cwd: str | None = None
-) -> ClaudeCodeCall | None:
+) -> AgentCall | None:
     """The agent's call a request is, or None for a caller with no adapter. ``cwd``: where
     its shell is (checkTool's)."""
+    if isinstance(params, AgentParams) and params.opencode is not None:
+        return opencode_call(server, params.opencode)
     if not (params.project_dir or params.claude_config_dir or params.transcript_path):
         return None
     service = server.service
     return service.agent(ClaudeCode).call(
         service.root, params.transcript_path, params.project_dir, params.claude_config_dir, cwd
     )
+
+
+def opencode_call(server: PlanModeServer, params: OpenCodeParams) -> OpenCodeCall:
+    """A call of the OpenCode plugin; its directories must be absolute (else -32602)."""
+    for name, value in (
+        ("directory", params.directory),
+        ("worktree", params.worktree),
+        ("dataDir", params.data_dir),
+    ):
+        if value is not None and not os.path.isabs(value):
+            raise InvalidParams(f"field 'opencode.{name}': {value!r} is not an absolute path")
+    facts = None
+    if params.session_created is not None and params.session_slug is not None:
+        facts = SessionFacts(
+            created=params.session_created,
+            slug=params.session_slug,
+            worktree=Path(os.path.normpath(params.worktree)),
+            git=params.git,
+            data=Path(os.path.normpath(params.data_dir)) if params.data_dir else None,
+        )
+    service = server.service
+    return service.agent(OpenCode).call(service.root, facts, os.path.normpath(params.directory))
+
+
+def own_rules(call: AgentCall | None) -> AgentRules | None:
+    """The agent's own permission rules that may object to plan mode's allow (Claude Code's)."""
+    return call.rules if isinstance(call, ClaudeCodeCall) else None
+
+
+def own_tools(call: AgentCall | None) -> AgentTools | None:
+    """The agent's tools, when they are not plan mode's (OpenCode's)."""
+    return call if isinstance(call, OpenCodeCall) else None
+
+
+def exit_tool(call: AgentCall | None) -> str:
+    """What the agent calls ExitPlanMode, for the texts its model reads."""
+    tools = own_tools(call)
+    return tools.exit_tool if tools is not None else prompts.EXIT_TOOL

@@ -25,7 +25,7 @@ from planmode.core.session import Session
 from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, diagnostics
-from planmode.lsp.features.agents import agent_call
+from planmode.lsp.features.agents import agent_call, exit_tool
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.params import (
     ApproveParams,
@@ -50,8 +50,9 @@ log = logging.getLogger(__name__)
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
     session = server.session_for(params)
-    follow_agent(server, session, params, agent_call(server, params))
-    refused = refuse_exit(server, session, params)
+    call = agent_call(server, params)
+    follow_agent(server, session, params, call)
+    refused = refuse_exit(server, session, params, exit_tool(call))
     if refused is not None:
         return refused
     teammate_result = server.service.exit_as_teammate(session, params.agent_id, params.plan)
@@ -71,9 +72,10 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         plan=params.plan,
         allowed_prompts=tuple(p.to_core() for p in params.allowed_prompts),
         write=is_open is None,
+        exit_tool=exit_tool(call),
     )
     if replaced is not None:
-        answer_superseded(server, replaced, prompts.SUPERSEDED_FEEDBACK)
+        answer_superseded(server, replaced, prompts.superseded_feedback(replaced.exit_tool))
     # Registered before the first await: an approval superseded or decided meanwhile must
     # still answer this request, or it would wait forever.
     waiter: asyncio.Future[ExitResult] = asyncio.get_running_loop().create_future()
@@ -152,10 +154,13 @@ def follow_agent(
             server.show_message(warning)
 
 
-def refuse_exit(server: PlanModeServer, session: Session, params: ExitParams) -> ExitResult | None:
+def refuse_exit(
+    server: PlanModeServer, session: Session, params: ExitParams, tool: str = prompts.EXIT_TOOL
+) -> ExitResult | None:
     """An ExitPlanMode refused before anything is written or asked (docs/protocol.md §3): its
     plan file may not be written, or its ``planFilePath`` is not the session's plan file.
-    The agent reads why as a rejection, the user in a warning; the session stays planning."""
+    The agent reads why as a rejection (naming its exit ``tool``), the user in a warning; the
+    session stays planning."""
     if session.modes.mode != "plan":
         return None  # the exit itself says so
     service = server.service
@@ -163,7 +168,7 @@ def refuse_exit(server: PlanModeServer, session: Session, params: ExitParams) ->
     if reason is None:
         return None
     plan = service.plan_path(session, params.agent_id)
-    text = prompts.refused_exit_text(reason, plan)
+    text = prompts.refused_exit_text(reason, plan, tool)
     server.show_message(f"Plan mode refused the exit of session {session.id}: {reason}.")
     refused = core.ExitResult(
         outcome="rejected",

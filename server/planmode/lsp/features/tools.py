@@ -10,7 +10,7 @@ from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
 from planmode.lsp import protocol
-from planmode.lsp.features.agents import agent_call
+from planmode.lsp.features.agents import agent_call, own_rules, own_tools
 from planmode.lsp.features.approval import follow_agent
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
@@ -33,7 +33,7 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
     follow_agent(server, session, params, call)
     if (
         params.tool in EDIT_TOOLS
-        and call is not None
+        and isinstance(call, ClaudeCodeCall)
         and call.transcript is not None
         and session.modes.mode == "plan"
         and session.plan_file is None
@@ -52,8 +52,9 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         params.input,
         params.agent_id,
         hide,
-        call.rules if call is not None else None,
+        own_rules(call),
         params.cwd,
+        own_tools(call),
     )
     return CheckToolResult.model_validate(decision)
 
