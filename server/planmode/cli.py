@@ -281,12 +281,10 @@ def run_lsp(args: argparse.Namespace) -> int:
     if args.tcp:
         return run_tcp(args)
     from planmode.lsp.app import create_lazy_server
-    from planmode.lsp.transport.framing import resyncing_stdin
+    from planmode.lsp.transport import stdio
 
     # Answers initialize first, then registers the features (see lsp/app.py).
-    server = create_lazy_server()
-    # Garbage on stdin must not leave the server deaf to every message after it.
-    server.start_io(stdin=resyncing_stdin(sys.stdin.buffer))
+    stdio.serve(create_lazy_server())
     return 0
 
 

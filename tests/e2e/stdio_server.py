@@ -71,6 +71,8 @@ class StdioServer:
         self._heard = 0
         self._closed = False
         self.notifications: list[dict[str, Any]] = []
+        # Every response, in the order it came (an error to a bad message may have id null).
+        self.responses: list[dict[str, Any]] = []
         self.server_requests: list[dict[str, Any]] = []
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
@@ -183,6 +185,7 @@ class StdioServer:
             self._hear()
         else:
             with self._arrived:
+                self.responses.append(message)
                 self._answers[message.get("id")] = message
                 self._arrived.notify_all()
 

@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from planmode.lsp.transport.discovery import Connection
+from planmode.lsp.transport.framing import Reader, read_blocking
+from planmode.lsp.transport.framing import frame as framed_bytes
 from tests.e2e.stdio_server import StdioServer, frame
 
 METHODS = [
@@ -231,6 +233,8 @@ class Fuzzer:
         if error is not None:
             self.errors += 1
             assert isinstance(error.get("code"), int), error
+            # Bad input is the caller's error, each with its own code: never an internal one.
+            assert error["code"] != -32603, f"{method} {params!r:.300}: {error}"
             assert isinstance(error.get("message"), str) and error["message"].strip(), error
             after = self.snapshot(session)
             assert after == before, f"{method} failed ({error['message']:.200}) yet changed state"
@@ -337,26 +341,81 @@ def test_the_fuzzed_server_still_works(fuzzer: Fuzzer, server: StdioServer) -> N
 
 # -- garbage on the wire -------------------------------------------------------------------
 
-GARBAGE = [
-    b"\x00\xff\xfe garbage without any header\r\n",
-    b"not a header\r\n\r\n",
-    b"Content-Length: banana\r\n\r\n{}",
-    b"Content-Length: -5\r\n\r\n",
-    b"Content-Length: 2\r\n\r\n{}",  # a valid JSON object that is no JSON-RPC message
-    b"Content-Length: 5\r\n\r\n[1,2]",
-    b"Content-Length: 13\r\n\r\n{not json!!!}",
-    b'Content-Length: 33\r\n\r\n{"jsonrpc":"2.0","params":{}, "x"',
-    frame({"jsonrpc": "2.0", "params": {}}),  # neither id nor method
-    frame({"jsonrpc": "2.0", "id": 5}),  # a response to nothing
-    frame({"jsonrpc": "2.0", "id": None, "method": "planMode/getState"}),
-    frame({"jsonrpc": "2.0", "method": "planMode/setMode", "params": {"mode": "nope"}}),
-    frame({"jsonrpc": "2.0", "id": 6, "method": 42, "params": {}}),
-    frame({"jsonrpc": "2.0", "id": 7, "method": "planMode/getState", "params": 3}),
-    frame({"jsonrpc": "2.0", "id": 8, "method": "workspace/executeCommand", "params": "x"}),
-    frame({"jsonrpc": "2.0", "id": 9, "method": "no/such/method"}),
-    frame([{"jsonrpc": "2.0", "id": 10, "method": "planMode/getState"}]),
-    b"Content-Length: 3\r\n\r\n\xff\xfe\xfd",
-    b"Content-Length: 99999999999999\r\n\r\n{}",  # no message is that big
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+NO_ANSWER = None
+# Bytes that are no good message, each with the answer it gets: (code, id) — id None is
+# `id: null`, for a message whose id is missing or unusable — or NO_ANSWER (bytes that frame no
+# message, a response).
+GARBAGE: list[tuple[bytes, tuple[int, Any] | None]] = [
+    (b"\x00\xff\xfe garbage without any header\r\n", NO_ANSWER),
+    (b"not a header\r\n\r\n", NO_ANSWER),
+    (b"Content-Length: banana\r\n\r\n{}", NO_ANSWER),  # the {} is skipped as garbage
+    (b"Content-Length: -5\r\n\r\n", NO_ANSWER),
+    (b"Content-Length: 2\r\n\r\n{}", (INVALID_REQUEST, None)),  # a JSON object, no message
+    (b"Content-Length: 5\r\n\r\n[1,2]", (INVALID_REQUEST, None)),
+    (b"Content-Length: 13\r\n\r\n{not json!!!}", (PARSE_ERROR, None)),
+    (b'Content-Length: 33\r\n\r\n{"jsonrpc":"2.0","params":{}, "x"', (PARSE_ERROR, None)),
+    (frame({"jsonrpc": "2.0", "params": {}}), (INVALID_REQUEST, None)),  # no id, no method
+    (frame({"jsonrpc": "2.0", "id": 90005}), NO_ANSWER),  # a response to nothing
+    (frame({"jsonrpc": "2.0", "id": None, "method": "planMode/getState"}), (INVALID_REQUEST, None)),
+    (frame({"jsonrpc": "2.0", "method": "planMode/setMode", "params": {"mode": "x"}}), NO_ANSWER),
+    (frame({"jsonrpc": "2.0", "id": 90006, "method": 42, "params": {}}), (INVALID_REQUEST, 90006)),
+    (frame({"jsonrpc": "2.0", "method": 123}), (INVALID_REQUEST, None)),
+    (
+        frame({"jsonrpc": "2.0", "id": 90007, "method": "planMode/getState", "params": 3}),
+        (INVALID_PARAMS, 90007),
+    ),
+    (frame({"jsonrpc": "2.0", "id": 90009, "method": "no/such/method"}), (METHOD_NOT_FOUND, 90009)),
+    (
+        frame([{"jsonrpc": "2.0", "id": 90010, "method": "planMode/getState"}]),
+        (INVALID_REQUEST, None),
+    ),
+    (b"Content-Length: 3\r\n\r\n\xff\xfe\xfd", (PARSE_ERROR, None)),
+    (b"Content-Length: 99999999999999\r\n\r\n{}", NO_ANSWER),  # no message is that big
+    (
+        frame({"jsonrpc": "1.0", "id": 90011, "method": "planMode/getState"}),
+        (INVALID_REQUEST, 90011),
+    ),
+    (frame({"id": 90012, "method": "planMode/getState"}), (INVALID_REQUEST, 90012)),
+    (
+        frame({"jsonrpc": "2.0", "id": {"a": 1}, "method": "planMode/getState"}),
+        (INVALID_REQUEST, None),
+    ),
+    (frame({"jsonrpc": "2.0", "id": [13], "method": "planMode/getState"}), (INVALID_REQUEST, None)),
+    (frame({"jsonrpc": "2.0", "id": True, "method": "planMode/getState"}), (INVALID_REQUEST, None)),
+    (
+        frame({"jsonrpc": "2.0", "id": 90001.5, "method": "planMode/getState"}),
+        (INVALID_REQUEST, None),
+    ),
+    (frame({"jsonrpc": "2.0", "id": {"a": 1}, "result": {}}), NO_ANSWER),  # a bad response
+    # Not UTF-8 inside a string of an otherwise good request.
+    (
+        framed_bytes(b'{"jsonrpc":"2.0","id":90014,"method":"planMode/getState","x":"\xff"}'),
+        (PARSE_ERROR, None),
+    ),
+    # Nested far deeper than any message: refused before it is parsed.
+    (framed_bytes(b"[" * 200_000 + b"]" * 200_000), (PARSE_ERROR, None)),
+    (
+        framed_bytes(
+            b'{"jsonrpc":"2.0","id":90015,"method":"planMode/getState","params":{"x":'
+            + b'{"a":' * 5000
+            + b"1"
+            + b"}" * 5000
+            + b"}}"
+        ),
+        (PARSE_ERROR, None),
+    ),
+]
+# Standard LSP requests, which the agent endpoint does not serve (-32601 there).
+LSP_GARBAGE: list[tuple[bytes, tuple[int, Any] | None]] = [
+    (
+        frame({"jsonrpc": "2.0", "id": 90008, "method": "workspace/executeCommand", "params": "x"}),
+        (INVALID_PARAMS, 90008),
+    ),
+    (
+        frame({"jsonrpc": "2.0", "id": 90016, "method": "textDocument/codeLens", "params": {}}),
+        (INVALID_PARAMS, 90016),
+    ),
 ]
 
 
@@ -371,13 +430,37 @@ def get_state(msg_id: int) -> bytes:
     )
 
 
-def test_garbage_on_stdio_does_not_kill_the_server(server: StdioServer) -> None:
+def errors(responses: list[dict[str, Any]]) -> list[tuple[int, Any]]:
+    return [(r["error"]["code"], r["id"]) for r in responses if r.get("error") is not None]
+
+
+def assert_one_line(log: str, expected: tuple[int, Any] | None) -> None:
+    """What one bad message logged: no traceback; the line saying why it was refused (and
+    perhaps the framer's line about bytes it skipped)."""
+    assert "Traceback" not in log, log
+    assert log.count("\n") <= 2, log
+    if expected is not None:
+        assert str(expected[0]) in log or "unknown method" in log, log
+
+
+@pytest.fixture(scope="module")
+def server_log(fuzz_root: Path) -> Path:
+    return fuzz_root.parent / "server.log"
+
+
+def test_garbage_on_stdio_gets_its_own_error(server: StdioServer, server_log: Path) -> None:
+    """Before: a method that was no string got -32603; a wrong jsonrpc, a body that was no
+    UTF-8 and 200k-deep nesting got no answer (the nesting logged a RecursionError); an object
+    id ran the handler and its answer was dropped; each of them logged a traceback."""
     before = server.state("main")
-    for junk in GARBAGE:
+    for junk, expected in GARBAGE + LSP_GARBAGE:
+        heard, logged = len(server.responses), server_log.stat().st_size
         server.send_raw(junk)
-        # The server answers whatever it does answer; it must then answer a valid request.
+        # A good request after it is answered after whatever the junk got.
         assert server.state("main") == before
+        assert errors(server.responses[heard:]) == ([] if expected is None else [expected]), junk
         assert server.alive()
+        assert_one_line(server_log.read_text(errors="replace")[logged:], expected)
     # A Content-Length too small: the rest of the body is read as headers.
     body = json.dumps({"jsonrpc": "2.0", "id": 900, "method": "planMode/getState"}).encode()
     server.send_raw(b"Content-Length: 10\r\n\r\n" + body)
@@ -388,21 +471,50 @@ def test_garbage_on_stdio_does_not_kill_the_server(server: StdioServer) -> None:
     assert server.answer(ids[-1])["result"] == before
     assert server.alive()
     assert server.state("main") == before
+    # Nested as deep as any message may be (64 levels), a request is answered as usual.
+    deep: Any = "x"
+    for _ in range(60):
+        deep = [deep]
+    assert server.request("planMode/getState", {"sessionId": "main", "extra": deep}) == before
 
 
-def test_garbage_on_the_agent_endpoint_does_not_kill_the_server(server: StdioServer) -> None:
+def exchange(socket_path: str, junk: bytes) -> list[dict[str, Any]]:
+    """Send ``junk`` and a good request on one connection to the agent endpoint: the
+    responses that come before the good request's answer, and that answer."""
+    reader = Reader()
+    responses = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+        raw.settimeout(10)
+        raw.connect(socket_path)
+        raw.sendall(junk + get_state(999))
+        while True:
+            body = read_blocking(lambda: raw.recv(65536) or b"", reader)
+            message = json.loads(body)
+            if "method" in message:
+                continue  # a notification
+            responses.append(message)
+            if message.get("id") == 999:
+                return responses
+
+
+def test_garbage_on_the_agent_endpoint_gets_its_own_error(
+    server: StdioServer, server_log: Path
+) -> None:
     socket_path = server.wait_endpoint()["socket"]
     before = server.state("main")
-    for junk in GARBAGE:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
-            raw.settimeout(5)
-            raw.connect(socket_path)
-            raw.sendall(junk)
-        with Connection(socket_path, timeout=5) as conn:
-            assert conn.request("planMode/getState", {"sessionId": "main"}) == before
+    lsp = [
+        (junk, (METHOD_NOT_FOUND, expected[1]) if expected else None)
+        for junk, expected in LSP_GARBAGE
+    ]
+    for junk, expected in GARBAGE + lsp:
+        logged = server_log.stat().st_size
+        *refused, answer = exchange(socket_path, junk)
+        assert answer["result"] == before
+        assert errors(refused) == ([] if expected is None else [expected]), junk
+        assert_one_line(server_log.read_text(errors="replace")[logged:], expected)
     # One connection, garbage then valid requests on it: the connection keeps working.
     with Connection(socket_path, timeout=10) as conn:
-        for junk in GARBAGE[:8]:
+        for junk, _ in GARBAGE[:8]:
             conn._sock.sendall(junk)
         conn._sock.sendall(b"Content-Length: 300\r\n\r\n" + b"{" * 10)
         conn._sock.sendall(b"".join(get_state(i) for i in range(70, 78)))

@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from planmode.lsp.transport.framing import NotFramed, Reader
+from tests.e2e.test_bad_input import GARBAGE, LSP_GARBAGE, errors
+
 PLANMODE_TCP = [sys.executable, "-m", "planmode", "lsp", "--tcp"]
 
 
@@ -247,6 +250,40 @@ def test_a_garbage_first_line_is_closed_unanswered(tcp_server: TcpServer) -> Non
             sock.sendall(garbage)
             sock.shutdown(socket.SHUT_WR)
             assert sock.recv(65536) == b""
+
+
+def is_framed(data: bytes) -> bool:
+    reader = Reader(strict=True)
+    reader.feed(data)
+    try:
+        return reader.next() is not None and not reader.pending
+    except NotFramed:
+        return False
+
+
+def test_an_editors_bad_messages_get_their_own_errors(
+    tcp_server: TcpServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Once authenticated, bad messages are answered as on stdio (tests/e2e/test_bad_input.py):
+    200k-deep nesting and a body that was no UTF-8 got no answer and logged a traceback."""
+    client = tcp_server.editor(workspace)
+    # Bytes that are no LSP framing close a TCP connection (test_a_garbage_first_line_…).
+    framed = [(junk, expected) for junk, expected in GARBAGE + LSP_GARBAGE if is_framed(junk)]
+    assert len(framed) > 20
+    for junk, expected in framed:
+        client.sock.sendall(junk)
+        client.next_id += 1
+        client.send({"jsonrpc": "2.0", "id": client.next_id, "method": "planMode/getState"})
+        responses = []
+        while (message := client.receive()).get("id") != client.next_id or "method" in message:
+            if "method" not in message:
+                responses.append(message)
+            elif "id" in message:  # a server request: answer it
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        assert message["result"]["sessionId"] == "tcp"
+        assert errors(responses) == ([] if expected is None else [expected]), junk
+    assert tcp_server.alive()
+    assert "Traceback" not in (tmp_path / "server.log").read_text(errors="replace")
 
 
 def test_no_connection_stops_the_server(tcp_server: TcpServer, workspace: Path) -> None:

@@ -1,13 +1,13 @@
 """The one framer (server/planmode/lsp/transport/framing.py): lenient reading that survives
-garbage, strict reading for TCP, stdio's lines for pygls — and the Claude Code hook's minimal
-copy of it (server/planmode/agents/claude_code/client.py), which must read every byte stream
-exactly as the framer does."""
+garbage, strict reading for TCP, a body's JSON read without recursing — and the Claude Code
+hook's minimal copy of it (server/planmode/agents/claude_code/client.py), which must read every
+byte stream exactly as the framer does."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 import json
+import re
 import subprocess
 import sys
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from planmode.agents.claude_code import client
 from planmode.lsp.transport import framing
-from planmode.lsp.transport.framing import MAX_CONTENT_LENGTH, NotFramed, Reader, resync
+from planmode.lsp.transport.framing import MAX_CONTENT_LENGTH, NotFramed, Reader
 
 
 def framer_reads(stream: bytes, chunks: list[int] | None = None) -> list[bytes]:
@@ -187,28 +187,74 @@ def test_the_blocking_reader_asks_for_more_until_a_body_is_whole() -> None:
     assert pieces == []
 
 
-# -- stdio: what pygls's own loop reads --------------------------------------------------------
-def test_stdio_lines_give_pygls_the_length_or_nothing() -> None:
-    assert resync(b'junk"}Content-Length: 12\r\n') == b"Content-Length: 12\r\n"
-    assert resync(b"content-length:12\n") == b"Content-Length: 12\r\n"
-    assert resync(b"Content-Length: 12\r\n") == b"Content-Length: 12\r\n"
-    assert resync(b"\r\n") == b"\r\n"
-    # Anything else is a header pygls passes over, never a length it would read.
-    for other in (
-        b"no header here\r\n",
-        b"Content-Type: x\r\n",
-        b"Content-Length: %d\r\n" % (MAX_CONTENT_LENGTH + 1),
-    ):
-        assert resync(other) == framing.IGNORED
-    assert resync(b"Content-Length: %d\r\n" % MAX_CONTENT_LENGTH) != framing.IGNORED
+# -- the body ---------------------------------------------------------------------------------
+def nested(depth: int, inner: str = "1") -> bytes:
+    return ("[" * depth + inner + "]" * depth).encode()
 
 
-def test_the_blocking_stream_resyncs_lines_and_keeps_bodies() -> None:
-    stream = framing.ResyncingStream(io.BytesIO(b'{"a"Content-Length: 2\r\n\r\n{}'))
-    assert stream.readline() == b"Content-Length: 2\r\n"
-    assert stream.readline() == b"\r\n"
-    assert stream.read(2) == b"{}"
-    assert stream.readline() == b""
+def test_a_body_is_parsed_as_json() -> None:
+    assert framing.parse(b'{"a": [1, {"b": "x"}]}') == {"a": [1, {"b": "x"}]}
+    assert framing.parse(nested(framing.MAX_DEPTH)) is not None
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"a": "\xff"}', "not UTF-8 (byte 7 of 10)"),
+        (b"{not json}", "not JSON"),
+        (b"", "not JSON"),
+        (nested(framing.MAX_DEPTH + 1), "deeper than 64 levels"),
+        (b"[" * 200_000 + b"]" * 200_000, "deeper than 64 levels"),
+        (b'{"a":' * 5000 + b"1" + b"}" * 5000, "deeper than 64 levels"),
+        # Never closed: json's parser would recurse all the same.
+        (b"[" * 200_000, "deeper than 64 levels"),
+    ],
+)
+def test_a_body_that_is_no_json_is_refused_without_recursing(body: bytes, says: str) -> None:
+    with pytest.raises(framing.NotJson, match=re.escape(says)):
+        framing.parse(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Brackets inside strings are text, escaped quotes and backslashes included.
+        json.dumps({"plan": "[" * 1000 + "{" * 1000}).encode(),
+        json.dumps({"plan": '\\"[[[' * 500, "x": [[["\\"]]]}).encode(),
+        json.dumps([["x"] * 1000] * 10).encode(),
+        nested(framing.MAX_DEPTH, json.dumps("]]]]" * 100)),
+    ],
+)
+def test_brackets_in_strings_do_not_count(body: bytes) -> None:
+    assert not framing.too_deep(body)
+    assert framing.parse(body) == json.loads(body)
+
+
+def json_depth(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max((json_depth(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((json_depth(v) for v in value.values()), default=0)
+    return 0
+
+
+# Values whose strings are full of brackets, quotes and backslashes.
+tricky = st.recursive(
+    st.none() | st.text(alphabet='[]{}"\\ab', max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet='[]{}"\\', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@given(value=tricky, wrapped=st.integers(min_value=40, max_value=70))
+def test_the_depth_is_counted_as_json_nests(value: object, wrapped: int) -> None:
+    for _ in range(wrapped):
+        value = [value] if wrapped % 2 else {"k": value}
+    body = json.dumps(value).encode()
+    assert framing.too_deep(body) == (json_depth(value) > framing.MAX_DEPTH)
 
 
 def test_the_cli_reads_the_framer_without_pygls() -> None:

@@ -57,7 +57,7 @@ def test_answering_initialize_imports_nothing_heavy() -> None:
     script = (
         "import sys\n"
         "from planmode.cli import _parser\n"
-        "from planmode.lsp.transport.framing import resyncing_stdin\n"
+        "from planmode.lsp.transport import stdio\n"
         "from planmode.lsp.app import create_lazy_server\n"
         "_parser().parse_args(['lsp'])\n"
         "create_lazy_server()\n"

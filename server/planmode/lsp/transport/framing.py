@@ -2,12 +2,11 @@
 
 A message is header lines — ``Content-Length: N`` and perhaps others (``Content-Type``) — each
 ending ``\\r\\n``, a blank line, then N bytes of JSON. This module is the one reader
-(:class:`Reader`) and writer (:func:`frame`, :func:`encode`) of that framing: the agent
-endpoint, ``planmode lsp --tcp``, the clients of the endpoint (:mod:`.discovery`: the CLI, a
-teammate's server) and stdio, where pygls's own loop reads through :func:`resync`. The Claude
-Code hook keeps a minimal copy for its start-up
-(:mod:`planmode.agents.claude_code.client`); ``tests/unit/test_framing.py`` feeds both the
-same bytes.
+(:class:`Reader`, and :func:`parse` for a body) and writer (:func:`frame`, :func:`encode`) of
+that framing: stdio (:mod:`.stdio`), ``planmode lsp --tcp``, the agent endpoint and the
+clients of the endpoint (:mod:`.discovery`: the CLI, a teammate's server). The Claude Code hook
+keeps a minimal copy for its start-up (:mod:`planmode.agents.claude_code.client`);
+``tests/unit/test_framing.py`` feeds both the same bytes.
 
 **Reading survives garbage** (docs/protocol.md §1). A header line gives a length when, from
 its last ``Content-Length:`` (any case) on, it reads ``Content-Length: N`` (spaces around N
@@ -32,7 +31,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO, Protocol, cast
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +43,16 @@ MAX_DIGITS = 12
 MAX_HEADER_LINES = 8
 MAX_LINE = 64 * 1024
 NAME = b"content-length:"
-# A line pygls's reader passes over (what :func:`resync` makes of every other header line).
-IGNORED = b"X-Ignored-Header: planmode\r\n"
 _TYPE_RE = re.compile(rb"Content-Type: *[\x20-\x7e]*\r\n", re.IGNORECASE)
 
 
 class NotFramed(Exception):
     """Strict reading: the bytes are not LSP framing; the connection is closed unanswered."""
+
+
+class NotJson(ValueError):
+    """A body that is no JSON text (JSON-RPC's parse error): not UTF-8, not JSON, or nested
+    deeper than :data:`MAX_DEPTH`."""
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -203,32 +205,47 @@ def read_blocking(receive: Callable[[], bytes], reader: Reader) -> bytes:
     return body
 
 
-# -- stdio: pygls's own loop --------------------------------------------------------------------
-def resync(line: bytes) -> bytes:
-    """A header line as pygls's reader should see it: exactly ``Content-Length: N`` where the
-    line gives a length (:func:`header_length`); a blank line as it is; anything else a line
-    pygls passes over (it reads ``Content-Length: N`` only, whole and in that case)."""
-    if not line.strip():
-        return line
-    length = header_length(line)
-    return b"Content-Length: %d\r\n" % length if length is not None else IGNORED
+# -- the body: one JSON value ------------------------------------------------------------------
+# Arrays and objects nested deeper than this are refused before the body is parsed: json's
+# parser recurses once per level, and so does much of what reads a message after it. No LSP or
+# planMode message comes near it (a WorkspaceEdit's text edit sits 8 levels down).
+MAX_DEPTH = 64
+_OPENERS = b"[{"
+_NOT_STRUCTURE = bytes(byte for byte in range(256) if byte not in b'[]{}"')
 
 
-class ResyncingStream:
-    """A blocking binary stream (stdin) for pygls's ``start_io``, whose loop reads header
-    lines with ``readline`` and bodies with ``read``."""
+def too_deep(body: bytes) -> bool:
+    """Whether the body's arrays and objects nest deeper than :data:`MAX_DEPTH`, found without
+    parsing it: a bracket inside a string does not count. For a body that is no JSON the
+    depth counted is never less than json's parser would reach before its error."""
+    if body.count(b"[") + body.count(b"{") <= MAX_DEPTH:
+        return False
+    if b"\\" in body:
+        # Escapes left to right, as JSON reads them: every quote left then opens or closes a
+        # string.
+        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(body.translate(None, _NOT_STRUCTURE).split(b'"')[::2])
+    depth = 0
+    for byte in outside:
+        if byte in _OPENERS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        else:
+            depth -= 1
+    return False
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
 
-    def readline(self) -> bytes:
-        line = self._stream.readline()
-        return resync(line) if line else line
-
-    def read(self, n: int) -> bytes:
-        return self._stream.read(n)
-
-
-def resyncing_stdin(stream: BinaryIO) -> BinaryIO:
-    """``stream`` wrapped for ``start_io(stdin=...)``, which reads only readline and read."""
-    return cast(BinaryIO, ResyncingStream(stream))
+def parse(body: bytes) -> Any:
+    """The body's JSON value; :class:`NotJson` for a body that is not UTF-8, not JSON, or
+    nested deeper than :data:`MAX_DEPTH` (then refused before anything is parsed)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotJson(f"the message is not UTF-8 (byte {exc.start} of {len(body)})") from None
+    if too_deep(body):
+        raise NotJson(f"the message nests arrays and objects deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise NotJson(f"the message is not JSON: {exc}") from None

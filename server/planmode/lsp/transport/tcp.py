@@ -109,9 +109,9 @@ def authenticate(body: bytes, token: str) -> dict[str, Any]:
     """The first message, when it is ``initialize`` with the right token (removed from it);
     else :class:`Refused`."""
     try:
-        message = json.loads(body)
-    except ValueError as exc:
-        raise Refused("the first message is not JSON") from exc
+        message = framing.parse(body)
+    except framing.NotJson as exc:
+        raise Refused(f"the first message is no JSON-RPC message: {exc}") from exc
     if not isinstance(message, dict):
         raise Refused("the first message is not a JSON-RPC object")
     msg_id = message.get("id")
