@@ -77,11 +77,19 @@ class OpenCodeParams(WireParams):
     data_dir: str | None = Field(default=None, min_length=1)
 
 
+class GeminiParams(WireParams):
+    """What planmode's Gemini CLI hook knows of the session (docs/gemini.md): Gemini's plans
+    directory for it (``$GEMINI_PLANS_DIR``), where the model names its plan."""
+
+    plans_dir: str = Field(min_length=1)
+
+
 class AgentParams(ClaudeCodeParams):
     """What an agent's own hook or plugin sends along with a call: Claude Code's params, or
-    OpenCode's (``opencode``)."""
+    OpenCode's (``opencode``), or Gemini CLI's (``gemini``)."""
 
     opencode: OpenCodeParams | None = None
+    gemini: GeminiParams | None = None
 
 
 class GetStateParams(Params):

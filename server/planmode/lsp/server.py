@@ -256,11 +256,12 @@ class PlanModeServer(LanguageServer):
 
     def start_service(self, root: Path) -> PlanModeService:
         from planmode.agents.claude_code.adapter import ClaudeCode
+        from planmode.agents.gemini.adapter import GeminiCli
         from planmode.agents.opencode.adapter import OpenCode
         from planmode.core.service import PlanModeService
 
         # The agents that name their own plan files (lsp/features/agents.py picks them).
-        self._service = PlanModeService(root, agents=(ClaudeCode(), OpenCode()))
+        self._service = PlanModeService(root, agents=(ClaudeCode(), OpenCode(), GeminiCli()))
         self._service.open_document_text = self.open_document_text
         return self._service
 

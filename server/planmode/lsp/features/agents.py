@@ -6,6 +6,8 @@ A request carrying Claude Code's params — ``transcriptPath``, ``projectDir``,
 adopts the plan file Claude Code reports, and Claude Code's own rules bound what plan mode
 allows. A request carrying ``opencode`` is a call of planmode's OpenCode plugin: the session
 adopts the plan file OpenCode's plan agent names, and OpenCode's tools are read in plan mode's
+terms. A request carrying ``gemini`` is a call of planmode's Gemini CLI hook: the session adopts
+the plan the model names in Gemini's plans directory, and Gemini's tools are read in plan mode's
 terms. Any other caller (an editor, the CLI) takes plan mode as the protocol gives it.
 """
 
@@ -15,15 +17,23 @@ import os
 from pathlib import Path
 
 from planmode.agents.claude_code.adapter import ClaudeCode, ClaudeCodeCall
+from planmode.agents.gemini.adapter import GeminiCall, GeminiCli
+from planmode.agents.gemini.tools import EDIT_TOOLS as GEMINI_EDIT_TOOLS
 from planmode.agents.opencode.adapter import OpenCode, OpenCodeCall
 from planmode.agents.opencode.adoption import SessionFacts
 from planmode.core import prompts
 from planmode.core.agents import AgentRules, AgentTools
 from planmode.core.errors import InvalidParams
-from planmode.lsp.params import AgentParams, ClaudeCodeParams, OpenCodeParams
+from planmode.lsp.params import (
+    AgentParams,
+    CheckToolParams,
+    ClaudeCodeParams,
+    ExitParams,
+    OpenCodeParams,
+)
 from planmode.lsp.server import PlanModeServer
 
-AgentCall = ClaudeCodeCall | OpenCodeCall
+AgentCall = ClaudeCodeCall | OpenCodeCall | GeminiCall
 
 
 def agent_call(
@@ -33,6 +43,8 @@ def agent_call(
     its shell is (checkTool's)."""
     if isinstance(params, AgentParams) and params.opencode is not None:
         return opencode_call(server, params.opencode)
+    if isinstance(params, AgentParams) and params.gemini is not None:
+        return gemini_call(server, params)
     if not (params.project_dir or params.claude_config_dir or params.transcript_path):
         return None
     service = server.service
@@ -63,14 +75,27 @@ def opencode_call(server: PlanModeServer, params: OpenCodeParams) -> OpenCodeCal
     return service.agent(OpenCode).call(service.root, facts, os.path.normpath(params.directory))
 
 
+def gemini_call(server: PlanModeServer, params: AgentParams) -> GeminiCall:
+    """A call of the Gemini CLI hook: its plans directory, and the plan the call names there
+    (a write's file, an exit's plan)."""
+    assert params.gemini is not None
+    candidate = None
+    if isinstance(params, CheckToolParams) and params.tool in GEMINI_EDIT_TOOLS:
+        candidate = params.input.get("file_path")
+    elif isinstance(params, ExitParams):
+        candidate = params.plan_file_path
+    service = server.service
+    return service.agent(GeminiCli).call(service.root, params.gemini.plans_dir, candidate)
+
+
 def own_rules(call: AgentCall | None) -> AgentRules | None:
     """The agent's own permission rules that may object to plan mode's allow (Claude Code's)."""
     return call.rules if isinstance(call, ClaudeCodeCall) else None
 
 
 def own_tools(call: AgentCall | None) -> AgentTools | None:
-    """The agent's tools, when they are not plan mode's (OpenCode's)."""
-    return call if isinstance(call, OpenCodeCall) else None
+    """The agent's tools, when they are not plan mode's (OpenCode's, Gemini CLI's)."""
+    return call if isinstance(call, OpenCodeCall | GeminiCall) else None
 
 
 def exit_tool(call: AgentCall | None) -> str:
