@@ -336,13 +336,30 @@ def init_claude_code(args: argparse.Namespace) -> int:
     return run(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
 
 
+def init_gemini(args: argparse.Namespace) -> int:
+    from planmode.agents.gemini.init import run
+
+    if args.local:
+        sys.stderr.write("planmode init: --local is Claude Code's; Gemini CLI has no local file\n")
+        return 1
+    return run(args.root, show=args.show, with_shell=args.shell_prefix)
+
+
 # `planmode init AGENT`: each agent's set-up, by the name the user types.
-INIT: dict[str, Run] = {"claude-code": init_claude_code}
+INIT: dict[str, Run] = {
+    "claude-code": init_claude_code,
+    "gemini": init_gemini,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    if (sys.argv[1:] if argv is None else argv) == ["hook"]:
+    words = sys.argv[1:] if argv is None else argv
+    if words == ["hook"]:
         return run_hook()  # before anything else: Claude Code waits for it on every tool call
+    if words[:2] == ["hook", "gemini"]:  # Gemini CLI's hook, as quick (agents/gemini/hook.py)
+        from planmode.agents.gemini.hook import run as run_gemini_hook
+
+        return run_gemini_hook(words[2:])
     table = verbs()
     args = _parser(table).parse_args(argv)
     return table[args.verb].run(args)
