@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code claude-code-latest
+.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code claude-code-latest gemini gemini-latest agents-latest
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -71,7 +71,7 @@ demo: install
 check: lint lint-client typecheck unit unit-client
 
 ## test: everything CI runs: lint, types, the client, every Python test with real editors
-test: install editors claude-code lint lint-client typecheck vscode-test
+test: install editors claude-code gemini lint lint-client typecheck vscode-test
 	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
 ## editors: Neovim, Emacs, tmux, bubblewrap and iproute2 for the end-to-end tests (apt-get, once)
@@ -121,6 +121,27 @@ claude-code-latest: install editors
 	echo "npm's newest Claude Code: $$v"; \
 	$(call install-claude-code,$$v); \
 	PLANMODE_CLAUDE_CODE_VERSION=$$v PLANMODE_NO_SKIP=1 $(PY) -m pytest -q tests/e2e/test_claude_code.py
+
+## gemini: the pinned Gemini CLI for the end-to-end tests (npm, once)
+# The real Gemini CLI for tests/e2e/test_gemini*.py: the version tests/e2e/gemini/tui.py pins,
+# from npm into the e2e cache, once (install.sh stamps it as the Claude Code recipe does). One
+# that cannot be installed is reported here and its tests are skipped with the reason.
+GEMINI_VERSION := $(shell sed -n 's/^VERSION = "\(.*\)"$$/\1/p' tests/e2e/gemini/tui.py)
+
+gemini:
+	@tests/e2e/gemini/install.sh $(GEMINI_VERSION) || true
+
+## gemini-latest: the real Gemini CLI tests against npm's newest release (not in make test)
+gemini-latest: install editors
+	@v=$$(npm view @google/gemini-cli version) \
+	  || { echo "npm cannot tell the newest Gemini CLI"; exit 1; }; \
+	echo "npm's newest Gemini CLI: $$v"; \
+	tests/e2e/gemini/install.sh $$v || exit 1; \
+	PLANMODE_GEMINI_VERSION=$$v PLANMODE_NO_SKIP=1 $(PY) -m pytest -q \
+	  tests/e2e/test_gemini.py tests/e2e/test_gemini_cli.py
+
+## agents-latest: every agent's real-CLI tests against npm's newest releases (not in make test)
+agents-latest: claude-code-latest gemini-latest
 
 ## bench: speed against a bare pygls server, in one run (not part of make test)
 bench: install
