@@ -12,6 +12,9 @@ bring something of their own:
 * :class:`AgentRules` — one call of an agent whose own permission rules may object to an allow
   plan mode vouches for (:data:`planmode.core.permissions.VOUCHED`): where the agent itself
   would deny or ask, its answer stands (docs/protocol.md §6).
+* :class:`PlanInExit` — one call of an agent with no plan file of its own, whose exit brings
+  its plan's text: that text is its submission, written by plan mode to the session's plan
+  file; nothing else is written while planning, and the texts say how to submit a plan.
 * :class:`AgentTools` — one call of an agent whose tools have names and inputs of their own:
   which of plan mode's calls (:class:`ToolCall`, the tools of docs/protocol.md §6) it makes,
   and what the model calls the tool that leaves plan mode, for the texts it reads.
@@ -124,4 +127,18 @@ class AgentTools(Protocol):
 
     def plan_mode_calls(self, tool: str, tool_input: Mapping[str, Any]) -> Sequence[ToolCall]:
         """Plan mode's calls that the agent's call ``tool`` with ``tool_input`` makes."""
+        ...
+
+
+class PlanInExit(Protocol):
+    """One call of an agent with no plan file of its own, whose exit brings its plan's text
+    (a block of its final message at the turn's end, say): that text is the agent's submission,
+    not an edit of the plan, and plan mode writes it to the session's plan file for review.
+    The agent writes no file while the session plans — not that one either — and the texts
+    the model reads tell it how to submit its plan where they would name a file to write."""
+
+    @property
+    def submit_plan(self) -> str:
+        """How the model submits its plan, as an instruction the texts give it (``propose
+        your plan in a <proposed_plan> block``)."""
         ...

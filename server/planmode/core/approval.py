@@ -46,6 +46,9 @@ class Approval:
     plan_given: bool = False
     # What the agent calls ExitPlanMode: the texts it reads on a rejection name it.
     exit_tool: str = prompts.EXIT_TOOL
+    # How an agent whose exit brings its plan submits it (core/agents.py, PlanInExit): a
+    # rejection tells it to do so again, not to revise a file.
+    submit_plan: str | None = None
     approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     requested_at: str = field(default_factory=now_iso)
 
@@ -213,7 +216,7 @@ def rejected_exit(
         is_agent=approval.agent_id is not None,
         feedback=text,
         tool_result=prompts.rejected_result(
-            path, feedback, comments_text(comments), approval.exit_tool
+            path, feedback, comments_text(comments), approval.exit_tool, approval.submit_plan
         ),
         comments=comments,
         remark=feedback,

@@ -15,7 +15,11 @@ from planmode.core import permissions, shell
 from planmode.core.agents import AgentRules, ToolCall
 from planmode.core.registry import SessionRegistry
 from planmode.core.session import Session
+from planmode.sandbox import BWRAP, ENV_CHOICE, LANDLOCK
 from planmode.sandbox import probe as sandbox_probe
+
+# PLANMODE_SANDBOX's words for the mechanisms (docs/sandbox.md).
+_MECHANISMS = {"landlock": LANDLOCK, "bwrap": BWRAP}
 
 
 def check_tool(
@@ -27,13 +31,19 @@ def check_tool(
     hide: Sequence[str] = (),
     caller: AgentRules | None = None,
     cwd: str | None = None,
+    *,
+    submit_plan: str | None = None,
+    prefer: str | None = None,
 ) -> permissions.Decision:
     """The decision on one tool call of ``session`` (or of its subagent ``agent_id``). An
     allowed Bash command while planning also says how to run it in the OS sandbox (``hide``:
     directories the sandbox covers, the agent endpoint's). A call of an agent with rules of its
     own (``caller``, :class:`~planmode.core.agents.AgentRules`) that plan mode would vouch for
     gets the agent's own answer instead where its rules or prompts would deny or ask.
-    ``cwd``: the directory a Bash line runs in (:func:`shell_directory`)."""
+    ``cwd``: the directory a Bash line runs in (:func:`shell_directory`). ``submit_plan``: the
+    agent's exit brings its plan (:class:`~planmode.core.agents.PlanInExit`), so it writes
+    nothing while planning. ``prefer``: the sandbox mechanism the agent's commands need
+    (:func:`sandbox`)."""
     settings = registry.settings
     where, unknown = shell_directory(cwd, caller)
     rules = settings.permissions
@@ -57,10 +67,11 @@ def check_tool(
         ),
         cwd=where,
         cwd_unknown=unknown,
+        submit_plan=submit_plan,
     )
     decision = permissions.decide(tool, tool_input, context)
     if tool == "Bash" and context.mode == "plan" and decision.behavior == "allow":
-        decision = _sandboxed(registry, decision, str(tool_input.get("command")), hide)
+        decision = _sandboxed(registry, decision, str(tool_input.get("command")), hide, prefer)
     if caller is not None and decision.behavior == "allow" and decision.rule in permissions.VOUCHED:
         own_plan = decision.rule == permissions.RULE_PLAN_WRITE and context.plan_adopted
         objection = caller.objection(tool, tool_input, decision.rule, own_plan)
@@ -79,13 +90,27 @@ def check_calls(
     hide: Sequence[str] = (),
     caller: AgentRules | None = None,
     cwd: str | None = None,
+    *,
+    submit_plan: str | None = None,
+    prefer: str | None = None,
 ) -> permissions.Decision:
     """The decision on one call of an agent that makes several of plan mode's ``calls``
     (:class:`~planmode.core.agents.AgentTools`): each decided as :func:`check_tool` does; the
     first refused one refuses it, else the first asked about asks, else it is allowed (a call
     that makes none is plan mode's to read, not to stop)."""
     decisions = [
-        check_tool(registry, session, c.tool, dict(c.input), agent_id, hide, caller, cwd)
+        check_tool(
+            registry,
+            session,
+            c.tool,
+            dict(c.input),
+            agent_id,
+            hide,
+            caller,
+            cwd,
+            submit_plan=submit_plan,
+            prefer=prefer,
+        )
         for c in calls
     ]
     for behavior in ("deny", "ask"):
@@ -116,9 +141,16 @@ def shell_directory(cwd: str | None, caller: AgentRules | None) -> tuple[Path | 
     return None, None
 
 
-def sandbox() -> sandbox_probe.Availability:
-    """The OS sandbox planning Bash runs in (found once per process; docs/sandbox.md)."""
-    return sandbox_probe.detect_once()
+def sandbox(prefer: str | None = None) -> sandbox_probe.Availability:
+    """The OS sandbox planning Bash runs in (found once per process; docs/sandbox.md).
+    ``prefer``: the mechanism an agent's commands need (``landlock`` where the agent runs them
+    inside a sandbox of its own, in which bubblewrap cannot make its namespaces) — that one or
+    none, unless ``PLANMODE_SANDBOX`` chose for the whole server."""
+    found = sandbox_probe.detect_once()
+    chosen = (os.environ.get(ENV_CHOICE) or "auto").strip().lower()
+    if prefer is None or chosen != "auto" or found.mechanism == _MECHANISMS.get(prefer):
+        return found
+    return sandbox_probe.detect_once({**os.environ, ENV_CHOICE: prefer})
 
 
 def _sandboxed(
@@ -126,10 +158,11 @@ def _sandboxed(
     decision: permissions.Decision,
     command: str,
     hide: Sequence[str],
+    prefer: str | None = None,
 ) -> permissions.Decision:
     """An allowed planning Bash command carries how to run it in the sandbox; without
     one, ``requireSandbox`` turns the allow into a deny."""
-    available = sandbox()
+    available = sandbox(prefer)
     required = registry.settings.requireSandbox
     # git opens only the workspace's own repository, with the settings that run programs
     # neutralised (a committed bare or vendored repository's config never runs).

@@ -149,6 +149,9 @@ class ToolContext:
     # Why that directory is not known (an agent's call without cwd): a line that runs
     # git is denied while planning.
     cwd_unknown: str | None = None
+    # The agent writes no plan file: its exit brings its plan (core/agents.py, PlanInExit),
+    # submitted so (the instruction the texts give). Every write while planning is denied.
+    submit_plan: str | None = None
 
 
 def allow(rule: str = RULE_MODE) -> Decision:
@@ -254,6 +257,13 @@ def _decide(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> D
 def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolContext) -> Decision:
     if tool in READ_ONLY_TOOLS:
         return allow(RULE_PLAN_READ)
+    if tool in EDIT_TOOLS and context.submit_plan is not None:
+        return deny(
+            "plan mode (nothing is written while planning)",
+            f"{_target(tool_input.get('file_path'), context.root)} may not be written — "
+            f"{context.submit_plan} instead: plan mode puts it under review in the editor",
+            RULE_PLAN_WRITE,
+        )
     if tool in EDIT_TOOLS:
         raw = tool_input.get("file_path")
         where = plan_path_refusal(raw, context)
@@ -315,6 +325,14 @@ def _decide_in_plan(tool: str, tool_input: Mapping[str, Any], context: ToolConte
         f"{tool} is not a known planning tool",
         RULE_PLAN_TOOL,
     )
+
+
+def _target(raw: object, root: Path) -> str:
+    """A write's file as a refusal names it: resolved against the root, else why not."""
+    try:
+        return str(resolve_path(raw, root))
+    except UnsafePath as exc:
+        return f"no file path ({exc})"
 
 
 def _decide_outside_plan(

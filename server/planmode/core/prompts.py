@@ -130,14 +130,22 @@ def rejected_result(
     feedback: str | None,
     comments: str | None = None,
     exit_tool: str = EXIT_TOOL,
+    submit_plan: str | None = None,
 ) -> str:
     """A rejection's tool result: ``feedback`` (the user's remark) under its heading, then
     ``comments`` (the rendered review comments, which carry their own). A heading with nothing
-    under it is left out. ``exit_tool``: what the agent calls ExitPlanMode."""
+    under it is left out. ``exit_tool``: what the agent calls ExitPlanMode; ``submit_plan``:
+    how an agent whose exit brings its plan submits it (core/agents.py, PlanInExit) — it has
+    no plan file to revise."""
     text = (
         f"{REJECTED_PREFIX}: you are still in plan mode. Revise the plan at {file_path} and "
         f"call {exit_tool} again when it is ready."
     )
+    if submit_plan is not None:
+        text = (
+            f"{REJECTED_PREFIX}: you are still in plan mode. Revise it and {submit_plan} again "
+            "when it is ready."
+        )
     if feedback and feedback.strip():
         text += f"\n\nThe user's feedback:\n{feedback.strip()}"
     if comments:
@@ -168,9 +176,17 @@ TEAMMATE_KEY_LOST_FEEDBACK = (
 )
 
 
-def refused_exit_text(reason: str, plan: Path, exit_tool: str = EXIT_TOOL) -> str:
+def refused_exit_text(
+    reason: str, plan: Path, exit_tool: str = EXIT_TOOL, submit_plan: str | None = None
+) -> str:
     """What the agent reads when its ExitPlanMode (``exit_tool``, as it calls it) is refused
-    before any approval (docs/protocol.md §3)."""
+    before any approval (docs/protocol.md §3). An agent whose exit brings its plan
+    (``submit_plan``) has no file to write it to: the user must fix what stops the review."""
+    if submit_plan is not None:
+        return (
+            f"Plan mode could not take your plan for review: {reason}. Nothing was submitted "
+            "and you are still in plan mode: tell the user why."
+        )
     return (
         f"Plan mode refused {exit_tool}: {reason}. Nothing was submitted or written and you "
         f"are still in plan mode. The plan is reviewed in {plan}: write it there and call "

@@ -76,13 +76,15 @@ class ReviewState:
         allowed_prompts: tuple[AllowedPrompt, ...] = (),
         write: bool = True,
         exit_tool: str = prompts.EXIT_TOOL,
+        submit_plan: str | None = None,
     ) -> tuple[Approval, Approval | None]:
         """Validate an ExitPlanMode call and make its approval pending.
 
         Returns the new approval and the one it replaced, if any (that one must be answered
         as rejected). ``plan`` is written to the plan file first unless ``write`` is false:
         the caller writes it (a plan open in the editor). ``exit_tool``: what the agent
-        calls ExitPlanMode (the texts it reads name it).
+        calls ExitPlanMode (the texts it reads name it). ``submit_plan``: the agent's exit
+        brings its plan (core/agents.py, PlanInExit): ``plan`` is its submission, not an edit.
         """
         if session.modes.mode != "plan":
             raise NotInPlanMode()
@@ -97,8 +99,9 @@ class ReviewState:
             submitted_plan=submitted,
             agent_id=agent_id,
             allowed_prompts=allowed_prompts,
-            plan_given=plan is not None,
+            plan_given=plan is not None and submit_plan is None,
             exit_tool=exit_tool,
+            submit_plan=submit_plan,
         )
         replaced = session.pending
         session.pending = approval

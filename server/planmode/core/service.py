@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from planmode.core import enforcement, modes, permissions, resume, teams
-from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, ToolCall
+from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, PlanInExit, ToolCall
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import NoPendingApproval
 from planmode.core.history import PlanHistory
@@ -236,19 +236,30 @@ class PlanModeService:
         caller: AgentRules | None = None,
         cwd: str | None = None,
         tools: AgentTools | None = None,
+        plan_in_exit: PlanInExit | None = None,
+        sandbox: str | None = None,
     ) -> permissions.Decision:
         """``planMode/checkTool``: the permission table for this session (docs/protocol.md
         §6), an allowed planning Bash command with its sandbox; for a call of an agent with
         rules of its own (``caller``), never an allow those rules or prompts would not give;
         ``cwd``: where a Bash line runs (git only where it opens the workspace's own
         repository); for an agent with tools of its own (``tools``), the plan mode calls
-        its call makes."""
+        its call makes; for an agent whose exit brings its plan (``plan_in_exit``), no write
+        while planning; ``sandbox``: the mechanism the agent's commands need."""
         if tools is None:
             calls: Sequence[ToolCall] = (ToolCall(tool, tool_input),)
         else:
             calls = tools.plan_mode_calls(tool, tool_input)
         decision = enforcement.check_calls(
-            self.registry, session, calls, agent_id, hide, caller, cwd
+            self.registry,
+            session,
+            calls,
+            agent_id,
+            hide,
+            caller,
+            cwd,
+            submit_plan=plan_in_exit.submit_plan if plan_in_exit is not None else None,
+            prefer=sandbox,
         )
         if decision.behavior != "deny":
             for call in calls:
