@@ -77,6 +77,39 @@ def record_path(root: str) -> str:
     return os.path.join(directory(), record_name(root))
 
 
+def write_record(root: str, state: str, socket: str | None = None) -> str:
+    """Write this process's record of the workspace whose real path is ``root`` — ``state``
+    ``starting``, or ``running`` with its agent ``socket`` — atomically, 0600; its path.
+    OSError when it cannot be written."""
+    import json  # not at the top: the hook only reads records
+    import tempfile
+    from datetime import UTC, datetime
+
+    from planmode import __version__
+
+    folder = ensure_directory()
+    info: dict[str, object] = {
+        "version": 1,
+        "state": state,
+        "pid": os.getpid(),
+        "root": root,
+        "serverVersion": __version__,
+        "startedAt": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+    }
+    if socket is not None:
+        info["socket"] = socket
+    path = os.path.join(folder, record_name(root))
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".record-")  # 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(info, indent=2) + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return path
+
+
 def find(start: str) -> tuple[str, str] | None:
     """The nearest workspace at or above ``start`` (its real path) with a record, and that
     record's path; None when there is none or the directory is not private."""

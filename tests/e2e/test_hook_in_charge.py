@@ -375,6 +375,25 @@ def test_a_hook_during_start_up_waits_for_the_server(root: Path, home: Path, log
         server.close()
 
 
+
+def test_a_hook_as_soon_as_initialize_is_answered_gets_the_servers_decision(
+    root: Path, home: Path, logs: Path
+) -> None:
+    """Before: the server recorded that it was starting only once its features had loaded,
+    about 0.2 s after its initialize answer: a hook called in between found no server and
+    said nothing while planning. The record is written before the answer now."""
+    server = StdioServer(root, home, log=logs, ready=False)  # returns with the answer
+    try:
+        record = Path(runtime.record_path(str(root)))
+        assert json.loads(record.read_text())["state"] == "starting"
+        waiting = start_hook(write(root, root / "src" / "app.py"), claude_env(root, home))
+        server.finish_start()  # initialized, as an editor sends it after the answer
+        out = finish(waiting)
+        assert decision(out) == "deny"
+        assert reason(out).startswith("Denied by plan mode (only the plan file")
+    finally:
+        server.close()
+
 # -- 20.8: a file the agent could have written decides nothing ---------------------------------
 
 

@@ -20,8 +20,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from planmode import runtime
 from planmode.lsp import protocol
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import PlanModeProtocol, PlanModeServer, workspace_root
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,14 @@ def _not_registered_yet(name: str) -> Any:
 
 
 def initialize_first(server: PlanModeServer, params: types.InitializeParams) -> None:
-    """``initialize`` before the features are registered: keeps the params for the real one."""
+    """``initialize`` before the features are registered: records that the workspace's server
+    is starting, keeps the params for the real one."""
+    # Before the answer: a hook of this workspace called as soon as initialize is answered
+    # waits for the endpoint rather than find no server (docs/protocol.md §9, §10).
+    try:
+        runtime.write_record(str(workspace_root(params)), "starting")
+    except OSError as exc:
+        log.error("no record of this server for planmode hook: %s", exc)
     server.deferred_initialize = params
     # After the answer is written: the event loop runs this before it reads on, and
     # handle_message calls ensure_features() anyway for the next message.

@@ -5,9 +5,6 @@ loops end, the endpoint closes)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from lsprotocol import types
 
 from planmode.core.errors import PlanModeError
@@ -15,23 +12,8 @@ from planmode.core.settings import load_settings
 from planmode.lsp.features.settings import plan_mode_section, reload_settings
 from planmode.lsp.features.teammates import watch as team_watch
 from planmode.lsp.params import Params
-from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.server import PlanModeServer, workspace_root
 from planmode.lsp.transport.endpoint import announce, start_endpoint
-
-
-def workspace_root(params: types.InitializeParams) -> Path:
-    """The first workspace folder, else ``rootUri``, else ``rootPath``, else the cwd."""
-    for folder in params.workspace_folders or []:
-        path = uri_to_path(folder.uri)
-        if path is not None:
-            return path
-    if params.root_uri:
-        path = uri_to_path(params.root_uri)
-        if path is not None:
-            return path
-    if params.root_path:
-        return Path(params.root_path).resolve()
-    return Path(os.getcwd()).resolve()
 
 
 def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:

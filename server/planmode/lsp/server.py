@@ -468,6 +468,21 @@ def uri_to_path(uri: str) -> Path | None:
         return None
 
 
+def workspace_root(params: types.InitializeParams) -> Path:
+    """The first workspace folder, else ``rootUri``, else ``rootPath``, else the cwd."""
+    for folder in params.workspace_folders or []:
+        path = uri_to_path(folder.uri)
+        if path is not None:
+            return path
+    if params.root_uri:
+        path = uri_to_path(params.root_uri)
+        if path is not None:
+            return path
+    if params.root_path:
+        return Path(params.root_path).resolve()
+    return Path(os.getcwd()).resolve()
+
+
 def disk_text(path: Path) -> str | None:
     """The file's text exactly (no newline translation), or None."""
     try:

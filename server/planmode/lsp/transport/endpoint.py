@@ -141,23 +141,7 @@ class WorkspaceRecord:
     def write(self, state: str, socket_path: str | None = None) -> None:
         """Record ``state``; a failure is logged (the hook then finds no server), not fatal."""
         try:
-            folder = Path(runtime.ensure_directory())
-        except OSError as exc:
-            log.error("no record of this server for planmode hook: %s", exc)
-            return
-        info: dict[str, Any] = {
-            "version": 1,
-            "state": state,
-            "pid": os.getpid(),
-            "root": str(self.root),
-            "serverVersion": __version__,
-            "startedAt": now_iso(),
-        }
-        if socket_path is not None:
-            info["socket"] = socket_path
-        path = folder / runtime.record_name(str(self.root))
-        try:
-            write_atomic(path, json.dumps(info, indent=2) + "\n", mode=0o600)
+            path = Path(runtime.write_record(str(self.root), state, socket_path))
         except OSError as exc:
             log.error("no record of this server for planmode hook: %s", exc)
             return
