@@ -23,6 +23,10 @@ replaced by placeholders (WORKSPACE, HOME, SESSION_ID). Experiments, in order:
   firststart  what a start shows without the trusted folder or the auth type
   telemetry   a local telemetry file as a record of mode switches
   projecthooks  hooks in the project's settings: the warning, trusted_hooks.json
+  adapter     what planmode's adapter relies on: an exit approved by a rewrite a policy rule
+              recognises (no dialog, the AfterTool context), an edit in Default mode likewise,
+              which lines a launcher-prefix rule lets through, the hook's parent process,
+              the transcript line of a manual exit (docs/gemini.md, "The adapter")
 
 One CLI at a time; the whole run takes a few minutes (hold waits 65 s).
 """
@@ -674,6 +678,83 @@ def project_hooks(s: Session) -> dict[str, Any]:
 # --- saving the payloads -----------------------------------------------------------------
 
 
+def approved_by_rule(s: Session) -> dict[str, Any]:
+    """exit_plan_mode under a rule that allows it only with a key the hook adds."""
+    found: dict[str, Any] = {}
+    s.prompt("Plan greeting by name in src/app.py")
+    s.call("write_file", {"file_path": str(s.plans() / "greet.md"), "content": PLAN})
+    s.api.reply(function_call("exit_plan_mode", {"plan_filename": "greet.md"}))
+    time.sleep(4)
+    found["without the key: dialog"] = "Ready to start implementation" in s.cli.visible()
+    s.cli.keys("Escape")
+    time.sleep(1.5)
+    s.cli.type("Go on.")
+    s.last = s.api.turn(30)
+    marked = {"plan_filename": "greet.md", "planmode_approval": "THE APPROVED TEXT"}
+    context = {"hookEventName": "AfterTool", "additionalContext": "THE APPROVED TEXT"}
+    s.answer(
+        {
+            "BeforeTool:exit_plan_mode": {"stdout": {"hookSpecificOutput": {"tool_input": marked}}},
+            "AfterTool:exit_plan_mode": {"stdout": {"hookSpecificOutput": context}},
+        }
+    )
+    found["with the key"] = s.attempt("exit_plan_mode", {"plan_filename": "greet.md"}, wait=10)
+    found["status after"] = s.status()
+    found["AfterTool saw"] = [e["payload"]["tool_input"] for e in s.events("AfterTool")][-1:]
+    return found
+
+
+def edits_by_rule(s: Session) -> dict[str, Any]:
+    """Default mode, a rule allowing write_file/replace only with a key the hook adds."""
+    s.prompt("Greet by name in src/app.py")
+    app = str(s.ws / "src" / "app.py")
+    found: dict[str, Any] = {
+        "no key": s.attempt("write_file", {"file_path": app, "content": "a\n"})
+    }
+    keyed = {"file_path": app, "content": "b\n", "planmode_accept_edits": "yes"}
+    rewrite = {"stdout": {"hookSpecificOutput": {"tool_input": keyed}}}
+    s.answer({"BeforeTool:write_file": rewrite})
+    found["key"] = s.attempt("write_file", {"file_path": app, "content": "b\n"})
+    found["app.py"] = (s.ws / "src" / "app.py").read_text()
+    found["status"] = s.status()
+    return found
+
+
+def launcher_prefix(s: Session, launcher: Path) -> dict[str, Any]:
+    """Plan mode, a rule allowing lines that start with a launcher, the hook silent: which of
+    the model's own lines run."""
+    s.prompt("Plan greeting by name in src/app.py")
+    found: dict[str, Any] = {}
+    for name, tail in [
+        ("alone", " abc"),
+        ("; touch", " abc; touch pwned1"),
+        ("&& touch", " abc && touch pwned2"),
+        ("$(touch)", " $(touch pwned3)"),
+        ("> file", " abc > pwned4"),
+        ("newline", " abc\ntouch pwned5"),
+        ("| sh", " abc | sh"),
+    ]:
+        found[name] = s.attempt("run_shell_command", {"command": f"{launcher}{tail}"})
+    found["files written"] = sorted(p.name for p in s.ws.glob("pwned*"))
+    return found
+
+
+def manual_exit(s: Session) -> dict[str, Any]:
+    """Shift+Tab out of plan mode while the model is idle: what the transcript records."""
+    s.prompt("Plan greeting by name in src/app.py")
+    s.api.reply(text("Ok."))
+    s.cli.wait_screen(r"Ok\.", 10, visible=True)
+    time.sleep(0.5)
+    found: dict[str, Any] = {"status before": s.status()}
+    s.cli.keys("BTab")
+    time.sleep(1)
+    found["status after"] = s.status()
+    [transcript] = sorted((s.home / ".gemini" / "tmp").rglob("session-*.jsonl"))
+    lines = [json.loads(line) for line in transcript.read_text().splitlines() if line]
+    found["last user line"] = [e for e in lines if e.get("type") == "user"][-1]["content"]
+    return found
+
+
 def placeholders(s: Session, value: Any) -> Any:
     """Paths and ids replaced: HOME, WORKSPACE, SESSION_ID, TIMESTAMP."""
     session = next(
@@ -730,7 +811,7 @@ def save_payloads(sessions: list[Session], tools: dict[str, Any], out: Path) -> 
 
 ORDER = [
     "plan", "default", "answers", "exit", "hold", "modes", "sandbox", "plans", "elsewhere",
-    "offline", "firststart", "telemetry", "projecthooks",
+    "offline", "firststart", "telemetry", "projecthooks", "adapter",
 ]  # fmt: skip
 
 
@@ -840,6 +921,25 @@ def run(names: list[str], version: str, save: bool, work: Path) -> dict[str, Any
         s = session("projecthooks", events=("SessionStart",), hooks_in="project")
         measured("hooks in the project's settings", s, project_hooks)
         trust_project_hooks(s.home, s.ws)  # what the first start recorded, written by the test
+    if "adapter" in names:
+        exit_rule = policy("exit_plan_mode", argsPattern='"planmode_approval":"')
+        s = session("adapter-exit", hook_timeout_ms=600_000, policies={"exit": exit_rule})
+        measured("adapter: exit approved by a rewrite the policy recognises", s, approved_by_rule)
+        edits_rule = policy(
+            "write_file", modes='["default"]', argsPattern='"planmode_accept_edits":"'
+        ).replace('toolName = "write_file"', 'toolName = ["write_file", "replace"]')
+        s = session("adapter-edits", mode=None, policies={"edits": edits_rule})
+        measured("adapter: an edit in Default mode by a rewrite", s, edits_by_rule)
+        launcher = work / "launcher"
+        launcher.write_text('#!/bin/sh\necho "launched: $*"\n')
+        launcher.chmod(0o755)
+        rule = policy("run_shell_command", commandPrefix=str(launcher))
+        s = session("adapter-prefix", policies={"launcher": rule})
+        measured(
+            "adapter: lines a launcher rule lets through", s, lambda s: launcher_prefix(s, launcher)
+        )
+        s = session("adapter-shifttab", events=("BeforeTool",))
+        measured("adapter: Shift+Tab out of plan mode", s, manual_exit)
     if save and tools:
         save_payloads(
             [k for k in keep if k.base.name in ("plan", "default", "exit")],
