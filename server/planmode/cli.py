@@ -111,13 +111,14 @@ def verbs() -> dict[str, Verb]:
         "hook": Verb(run_hook, "answer a Claude Code hook (JSON on stdin)"),
         "init": Verb(
             run_init,
-            "set an agent up to use the editor's plan mode (claude-code: its hooks)",
+            "set an agent up to use the editor's plan mode (claude-code: its hooks; "
+            "opencode: its plugin)",
             Arg("agent", choices=sorted(INIT), help="the agent to set up"),
             Arg(
                 "--local",
                 action="store_true",
                 help="write .claude/settings.local.json (yours only) instead of "
-                ".claude/settings.json",
+                ".claude/settings.json (claude-code)",
             ),
             Arg(
                 "--print",
@@ -130,7 +131,8 @@ def verbs() -> dict[str, Verb]:
                 "--no-shell-prefix",
                 action="store_false",
                 dest="shell_prefix",
-                help="do not install the shell prefix that runs planning Bash in the OS sandbox",
+                help="do not install the shell prefix (claude-code) or shell (opencode) that "
+                "runs planning Bash in the OS sandbox",
             ),
         ),
         "state": served(server.state, "show the session's mode and plan"),
@@ -336,6 +338,15 @@ def init_claude_code(args: argparse.Namespace) -> int:
     return run(args.root, local=args.local, show=args.show, with_prefix=args.shell_prefix)
 
 
+def init_opencode(args: argparse.Namespace) -> int:
+    from planmode.agents.opencode.init import run
+
+    if args.local:
+        sys.stderr.write("planmode init: --local is Claude Code's; OpenCode has no local file\n")
+        return 1
+    return run(args.root, show=args.show, with_shell=args.shell_prefix)
+
+
 def init_gemini(args: argparse.Namespace) -> int:
     from planmode.agents.gemini.init import run
 
@@ -348,6 +359,7 @@ def init_gemini(args: argparse.Namespace) -> int:
 # `planmode init AGENT`: each agent's set-up, by the name the user types.
 INIT: dict[str, Run] = {
     "claude-code": init_claude_code,
+    "opencode": init_opencode,
     "gemini": init_gemini,
 }
 

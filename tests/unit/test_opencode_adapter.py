@@ -1,5 +1,5 @@
 """OpenCode's adapter: its tool calls in plan mode's terms, the plan file its plan agent names,
-and what its model reads (docs/opencode.md, "For the adapter")."""
+and what its model reads (docs/opencode.md, "planmode's adapter")."""
 
 from __future__ import annotations
 
