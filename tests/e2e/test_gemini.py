@@ -64,7 +64,6 @@ def set_up_gemini(root: Path, home: Path) -> None:
     assert written["ui"] == {"hideTips": True}, written
     assert set(written["hooks"]) == {
         "SessionStart",
-        "BeforeAgent",
         "BeforeTool",
         "AfterTool",
         "SessionEnd",
@@ -170,12 +169,24 @@ async def plan_in_gemini(
     assert FEEDBACK in told and COMMENT_TOLD in told, told
     assert (await editor.state(agent.session_id))["mode"] == "plan"
 
-    # The model revises; the user edits the plan in place and approves with auto-accept edits
-    # in the editor — and is not asked again in the terminal.
+    # The model revises and asks again; Esc in the terminal cancels Gemini's turn: the review
+    # is withdrawn from the editor, and the user can prompt again.
     revised = await agent.call("write_file", {"file_path": str(plan), "content": REVISED})
     assert "Successfully overwrote" in revised["output"], revised
     agent.send("exit_plan_mode", {"plan_filename": "greet.md"})
     await editor.wait_for("planMode/approvalRequested", count=2, timeout=30)
+    await asyncio.to_thread(agent.cli.wait_screen, "Executing Hook: planmode", 10, True)
+    agent.cli.keys("Escape")
+    withdrawn = await editor.wait_for("planMode/approvalResolved", count=2, timeout=10)
+    assert withdrawn["outcome"] == "cancelled", withdrawn
+    assert (await editor.state(agent.session_id))["pendingApproval"] is None
+    again = await agent.prompt("Ask me again.")
+    assert again.since_model().endswith("Ask me again."), again.since_model()
+
+    # The user edits the plan in place and approves with auto-accept edits in the editor —
+    # and is not asked again in the terminal.
+    agent.send("exit_plan_mode", {"plan_filename": "greet.md"})
+    await editor.wait_for("planMode/approvalRequested", count=3, timeout=30)
     editor.change(plan, plan.read_text())  # the editor shows what is on disk
     edited = REVISED + USER_LINE
     editor.change(plan, edited.replace("2. Add a test.\n", "2. Add a test.\n" + NOTE))

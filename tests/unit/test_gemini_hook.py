@@ -293,3 +293,19 @@ def test_unreadable_input_is_refused_only_for_an_exit_or_while_planning() -> Non
     notes.write(SESSION, notes.MODE, "plan")
     planning = b'{"session_id": "' + SESSION.encode() + b'", "tool_name": "read_file", x'
     assert json.loads(run(planning))["decision"] == "deny"
+
+
+def test_a_held_exit_sees_the_user_s_esc(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    cancelled = {"id": "x", "type": "info", "content": versions.CANCELLED}
+    path.write_text(line(cancelled))  # an earlier turn's
+    watch = transcript.Cancelled(str(path))
+    assert not watch()
+    said = {"type": "gemini", "content": versions.CANCELLED}
+    with path.open("a") as stream:
+        stream.write(line({"$set": {"lastUpdated": "now"}}) + line(said))
+    assert not watch()
+    with path.open("a") as stream:
+        stream.write(line(cancelled))
+    assert watch()
+    assert not transcript.Cancelled(None)()

@@ -43,7 +43,6 @@ def test_the_hooks_into_an_empty_file() -> None:
     assert merged == {
         "hooks": {
             "SessionStart": [{"hooks": [entry]}],
-            "BeforeAgent": [{"hooks": [entry]}],
             "BeforeTool": [{"matcher": "*", "hooks": [{**entry, "timeout": 86_400_000}]}],
             "AfterTool": [{"matcher": "exit_plan_mode|enter_plan_mode", "hooks": [entry]}],
             "SessionEnd": [{"hooks": [entry]}],

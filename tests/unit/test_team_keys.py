@@ -10,6 +10,7 @@ import pytest
 
 from planmode.core import plans
 from planmode.core.session import Session
+from planmode.lsp.app import create_server
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.server import PlanModeServer
 from tests.unit.conftest import ServiceFactory
@@ -32,7 +33,7 @@ def pushed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, An
 
 
 def awaiting_teammate(make_service: ServiceFactory) -> tuple[PlanModeServer, Session, str]:
-    server = PlanModeServer()
+    server = create_server()
     server._service = service = make_service(teammate=TEAMMATE)
     session = service.require_session("mate")
     service.enter(session)

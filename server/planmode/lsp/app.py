@@ -14,6 +14,7 @@ handler stays synchronous).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import logging
 from typing import Any
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 FEATURE_MODULES = (
     "lifecycle",
     "transport.endpoint",
+    "features.buffers",
     "features.settings",
     "features.sessions",
     "features.teammates.keys",
@@ -89,21 +91,22 @@ def _not_registered_yet(name: str) -> Any:
 
 def initialize_first(server: PlanModeServer, params: types.InitializeParams) -> None:
     """``initialize`` before the features are registered: records that the workspace's server
-    is starting, keeps the params for the real one."""
+    is starting; the loader keeps the params for the real one."""
     # Before the answer: a hook of this workspace called as soon as initialize is answered
     # waits for the endpoint rather than find no server (docs/protocol.md §9, §10).
     try:
         runtime.write_record(str(workspace_root(params)), "starting")
     except OSError as exc:
         log.error("no record of this server for planmode hook: %s", exc)
-    server.deferred_initialize = params
+    server.feature_loader = functools.partial(load_features, params=params)
     # After the answer is written: the event loop runs this before it reads on, and
     # handle_message calls ensure_features() anyway for the next message.
     asyncio.get_running_loop().call_soon(server.ensure_features)
 
 
-def load_features(server: PlanModeServer) -> None:
-    """Replace the placeholders with the features, then run the real ``initialize``."""
+def load_features(server: PlanModeServer, params: types.InitializeParams | None = None) -> None:
+    """Replace the placeholders with the features, then run the real ``initialize`` with
+    ``params``, those of an initialize answered before."""
     manager = server.protocol.fm
     for name in STARTUP_FEATURES:
         manager.features.pop(name, None)
@@ -111,7 +114,6 @@ def load_features(server: PlanModeServer) -> None:
     for command in startup_commands():
         manager.commands.pop(command, None)
     register_features(server)
-    params, server.deferred_initialize = server.deferred_initialize, None
     real_initialize = manager.features.get(types.INITIALIZE)
     if params is not None and real_initialize is not None:
         try:

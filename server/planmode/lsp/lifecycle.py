@@ -9,21 +9,26 @@ from lsprotocol import types
 
 from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
-from planmode.lsp.features.settings import plan_mode_section, reload_settings
+from planmode.lsp.features.sessions import Editor
+from planmode.lsp.features.settings import (
+    InitializationOptions,
+    plan_mode_section,
+    reload_settings,
+)
 from planmode.lsp.features.teammates import watch as team_watch
 from planmode.lsp.params import Params
 from planmode.lsp.server import PlanModeServer, workspace_root
-from planmode.lsp.transport.endpoint import announce, start_endpoint
+from planmode.lsp.transport.endpoint import Endpoint
 
 
 def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
     service = server.start_service(workspace_root(params))
     # From now on a Claude Code hook of this workspace waits for the endpoint
     # (lsp/transport/endpoint.py).
-    announce(server)
+    server.get_feature(Endpoint).announce()
     init_options = plan_mode_section(params.initialization_options)
-    server.init_options = init_options
-    server.client_name = params.client_info.name if params.client_info else None
+    server.get_feature(InitializationOptions).section = init_options
+    server.get_feature(Editor).name = params.client_info.name if params.client_info else None
     session_id = init_options.get("sessionId") if isinstance(init_options, dict) else None
     if isinstance(session_id, str) and session_id:
         server.default_session_id = session_id
@@ -34,7 +39,7 @@ def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
 
 async def initialized(server: PlanModeServer, _params: types.InitializedParams) -> None:
     await reload_settings(server, announce_plans_directory=True)
-    await start_endpoint(server)
+    await server.get_feature(Endpoint).start()
     server.run_task(team_watch.watch(server))
     try:
         session = server.session_for(Params())
@@ -46,8 +51,7 @@ async def initialized(server: PlanModeServer, _params: types.InitializedParams) 
 
 def shutdown(server: PlanModeServer, _params: None) -> None:
     server.stopping = True
-    if server.endpoint is not None:
-        server.endpoint.stop()
+    server.get_feature(Endpoint).stop()
 
 
 def register(server: PlanModeServer) -> None:

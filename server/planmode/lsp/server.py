@@ -7,8 +7,10 @@ a module-level function taking the server first, ``handler(server, params)``: st
 methods through ``server.feature`` (pygls passes the server to a first parameter annotated
 with the server's class), ``planMode/*`` methods and commands through :meth:`request` and
 :meth:`command_request`. This module holds what they share: those two decorators, which
-validate params and turn core errors into JSON-RPC errors, state notifications, and tracked
-background tasks.
+validate params and turn core errors into JSON-RPC errors, the sessions, state notifications,
+and tracked background tasks. A feature's state (an exit's waiter, the buffers, the lens memo)
+is a :class:`Feature` object its module makes in ``register()`` and finds by type
+(:meth:`PlanModeServer.get_feature`), as esbonio's are: the server keeps no feature's state.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from pygls.protocol import (
     LanguageServerProtocol,
 )
 from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
 
 from planmode import __version__
 from planmode.lsp import protocol
@@ -50,14 +51,13 @@ if TYPE_CHECKING:
     from planmode.core import errors
     from planmode.core.service import PlanModeService
     from planmode.core.session import Session
-    from planmode.lsp.features.codelens import LensMemo
     from planmode.lsp.params import Params
-    from planmode.lsp.results import ExitResult, Payload, SessionState
-    from planmode.lsp.transport.endpoint import AgentEndpoint
+    from planmode.lsp.results import Payload, SessionState
 
 log = logging.getLogger(__name__)
 
 P = TypeVar("P", bound="Params")
+F = TypeVar("F", bound="Feature")
 
 
 @dataclass(frozen=True)
@@ -202,48 +202,64 @@ def malformed(message: dict[str, Any], exc: Exception) -> messages.Refusal:
     )
 
 
+class Feature:
+    """A feature's state, as esbonio's feature objects hold theirs: made in its module's
+    ``register()`` (:meth:`PlanModeServer.add_feature`) and found by its type
+    (:meth:`PlanModeServer.get_feature`). The server tells every feature of the two events
+    below; one that needs neither ignores them."""
+
+    def service_started(self, service: PlanModeService) -> None:
+        """The workspace's service has started (initialize, or a request before it)."""
+
+    def connection_ended(self) -> None:
+        """The editor has left (its TCP connection closed): end what waits on it."""
+
+
 class PlanModeServer(LanguageServer):
     def __init__(self, protocol_cls: type[PlanModeProtocol] = PlanModeProtocol) -> None:
         super().__init__("planmode", __version__, protocol_cls=protocol_cls)
         self._service: PlanModeService | None = None
-        self.default_session_id: str = str(uuid.uuid4())
-        # approvalId -> the future a waiting planMode/exit request resolves with
-        self.waiters: dict[str, asyncio.Future[ExitResult]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._last_state: dict[str, SessionState] = {}
+        # Each feature's state, by its type.
+        self._features: dict[type[Feature], Feature] = {}
         # Every planMode/* request and command with its params and result models.
         self.wire_methods: dict[str, WireMethod] = {}
-        # The planMode section of initializationOptions as the client sent it: any JSON value,
-        # validated key by key with the other settings sources (core/settings.py).
-        self.init_options: object = None
-        self.client_name: str | None = None
-        # The agent endpoint (lsp/transport/endpoint.py), open once the workspace is known.
-        self.endpoint: AgentEndpoint | None = None
-        # Session id -> its one wait for Claude Code's transcript to name the plan file
-        # (lsp/features/tools.py): shared by concurrent calls, never repeated.
-        self.transcript_waits: dict[str, asyncio.Future[None]] = {}
-        # Set at shutdown: background loops end.
-        self.stopping = False
+        # Registers the features when start-up left them for after initialize (lsp/app.py).
+        self.feature_loader: Callable[[PlanModeServer], None] | None = None
+        # The session of a request without sessionId (initialize may name it).
+        self.default_session_id: str = str(uuid.uuid4())
+        self._last_state: dict[str, SessionState] = {}
         # Warnings the user has been shown once, never again (where the state is kept).
         self.shown_warnings: set[str] = set()
-        # Reused approval lenses (lsp/features/codelens.py), made on first use.
-        self.lens_memo: LensMemo | None = None
-        self._uri_paths: dict[str, Path | None] = {}
-        # Open plans whose buffer did not take the server's last change (lsp/features/buffers.py).
-        self.out_of_date: set[Path] = set()
-        # What each open buffer held when the editor last opened, saved or reloaded it: a
-        # buffer holding that text is unmodified in the editor.
-        self.saved_texts: dict[Path, str] = {}
-        # Registers the features when they were left for after initialize (lsp/app.py), and
-        # the initialize params it then hands to the real initialize handler.
-        self.feature_loader: Callable[[PlanModeServer], None] | None = None
-        self.deferred_initialize: types.InitializeParams | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # Set at shutdown: background loops end.
+        self.stopping = False
 
     def ensure_features(self) -> None:
         """Register the features now if start-up left them for later; once."""
         loader, self.feature_loader = self.feature_loader, None
         if loader is not None:
             loader(self)
+
+    # -- feature objects ------------------------------------------------------------------
+    def add_feature(self, feature: F) -> F:
+        """Keep ``feature``, found from now on by its type; a service already started is
+        announced to it at once."""
+        self._features[type(feature)] = feature
+        if self._service is not None:
+            feature.service_started(self._service)
+        return feature
+
+    def get_feature(self, kind: type[F]) -> F:
+        """The ``kind`` its module's ``register()`` made."""
+        found = self._features.get(kind)
+        if not isinstance(found, kind):
+            raise LookupError(f"no {kind.__name__}: its module's register() adds it")
+        return found
+
+    def connection_ended(self) -> None:
+        """The editor has left: every feature ends what waits on it."""
+        for feature in list(self._features.values()):
+            feature.connection_ended()
 
     # -- the service ----------------------------------------------------------------------
     @property
@@ -262,38 +278,9 @@ class PlanModeServer(LanguageServer):
 
         # The agents that name their own plan files (lsp/features/agents.py picks them).
         self._service = PlanModeService(root, agents=(ClaudeCode(), OpenCode(), GeminiCli()))
-        self._service.open_document_text = self.open_document_text
+        for feature in list(self._features.values()):
+            feature.service_started(self._service)
         return self._service
-
-    def open_document(self, path: Path) -> TextDocument | None:
-        """The editor's open document of ``path``, or None."""
-        try:
-            # pygls leaves the property unannotated.
-            documents: dict[str, TextDocument] = self.workspace.text_documents
-        except RuntimeError:
-            return None
-        for uri, document in documents.items():
-            if uri not in self._uri_paths:
-                self._uri_paths[uri] = uri_to_path(uri)
-            if self._uri_paths[uri] == path:
-                return document
-        return None
-
-    def open_document_text(self, path: Path) -> str | None:
-        """The text of ``path`` as the editor holds it, unsaved edits included.
-
-        None for a buffer that did not take a change the server made (lsp/features/buffers.py): the
-        file is the plan until the buffer equals it again or is saved.
-        """
-        document = self.open_document(path)
-        if document is None:
-            return None
-        if path in self.out_of_date:
-            if document.source != disk_text(path):
-                return None
-            self.out_of_date.discard(path)  # reloaded: unmodified, holding the file
-            self.saved_texts[path] = document.source
-        return document.source
 
     def session_for(self, params: Params) -> Session:
         # Only an absent sessionId means the default session; "" is invalid, not "default".
@@ -481,11 +468,3 @@ def workspace_root(params: types.InitializeParams) -> Path:
     if params.root_path:
         return Path(params.root_path).resolve()
     return Path(os.getcwd()).resolve()
-
-
-def disk_text(path: Path) -> str | None:
-    """The file's text exactly (no newline translation), or None."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None

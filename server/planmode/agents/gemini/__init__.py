@@ -6,7 +6,7 @@ the shape of :mod:`planmode.agents`:
   shell launcher); :mod:`.shell` (planning shell lines in the sandbox, through the launcher);
 * events and answers: :mod:`.hook` (``planmode hook gemini``: ``BeforeTool`` → checkTool, of
   ``exit_plan_mode`` → exit, ``AfterTool`` → what the model reads of an approval,
-  ``SessionStart``/``BeforeAgent``/``SessionEnd``), over Claude Code's client of the agent
+  ``SessionStart``/``SessionEnd``), over Claude Code's client of the agent
   endpoint; :mod:`.notes` (what the hook keeps per session between calls), :mod:`.modes`
   (Gemini's approval modes and the one it started in), :mod:`.transcript` (the modes its
   transcript records);

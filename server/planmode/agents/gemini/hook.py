@@ -34,9 +34,10 @@ two to the server of the workspace, and prints an answer only where plan mode ha
   after Gemini's "Plan approved. Switching to Default mode …"). Approved or rejected in Gemini's
   own dialog instead (the hook could not ask the server), and of ``enter_plan_mode``: the
   session follows (``planMode/setMode``).
-* ``BeforeAgent``: a new prompt while an exit is still held means the user cancelled that call
-  (Esc): the hook holding it is ended, and its dropped connection withdraws the approval.
-* ``SessionEnd`` → ``planMode/endSession``.
+  While it holds, Esc in Gemini cancels the turn but not the hook (Gemini queues new prompts
+  until the hook ends); the hook sees the transcript's ``Request cancelled.`` and ends, and its
+  dropped connection withdraws the approval from the editor.
+* ``SessionEnd`` → ``planMode/endSession`` (which also answers an exit still held).
 
 The server is found through the workspace's record in the user's runtime directory (the nearest
 at or above ``$GEMINI_PROJECT_DIR``, else the payload's ``cwd``), never through a file in the
@@ -79,6 +80,8 @@ TIMEOUT = 20.0
 # (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
 # ping it is taken for dead.
 KEEPALIVE = 10.0
+# How often a held exit looks at Gemini's transcript for the user's Esc (seconds).
+POLL = 0.5
 ACCEPTED_EDITS = "auto-accept edits (the plan approved in the editor)"
 AUTO_ACCEPT_NOTE = (
     "The user approved the plan with auto-accept edits: your edits (write_file, replace) are "
@@ -302,14 +305,11 @@ def exit_plan_mode(info: dict[str, Any], call: Call) -> dict[str, Any] | None:
     params = call.params()
     params["permissionMode"] = "plan"
     params["planFilePath"] = path
-    notes.write_quietly(call.session, notes.EXIT, str(os.getpid()))
-    try:
-        # The user takes their time; a server that dies or hangs meanwhile is noticed.
-        keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
-        result = request(info, "planMode/exit", params, keepalive, keepalive)
-    finally:
-        if notes.read(call.session, notes.EXIT) == str(os.getpid()):
-            notes.remove(call.session, notes.EXIT)
+    result = wait_for_decision(
+        info, params, transcript.Cancelled(call.event.get("transcript_path"))
+    )
+    if result is None:
+        return None  # the user cancelled the call in Gemini: no one reads an answer
     outcome = result.get("outcome")
     if outcome not in ("approved", "rejected"):
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
@@ -322,6 +322,75 @@ def exit_plan_mode(info: dict[str, Any], call: Call) -> dict[str, Any] | None:
         text += f"\n\n{AUTO_ACCEPT_NOTE}"
     kept = {k: v for k, v in call.input.items() if k != versions.APPROVAL_KEY}
     return _rewrite({**kept, versions.APPROVAL_KEY: text})
+
+
+def wait_for_decision(
+    info: dict[str, Any], params: dict[str, Any], cancelled: transcript.Cancelled
+) -> dict[str, Any] | None:
+    """``planMode/exit`` and its answer, however long the user takes; None when the user
+    cancels the call in Gemini meanwhile (Esc: ``cancelled``), and then the connection is
+    dropped, which withdraws the approval from the editor. As the client's ``request`` with a
+    keep-alive: after ``PLANMODE_HOOK_KEEPALIVE`` seconds of silence the server is pinged, and
+    as long again without an answer it is taken for dead."""
+    import _socket
+    import time
+
+    from planmode.agents.claude_code.client import PING, frame, next_message
+
+    keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(POLL)
+    try:
+        try:
+            sock.connect(info["socket"])
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise ServerGone(info.get("pid")) from None
+        message = {"jsonrpc": "2.0", "id": 1, "method": "planMode/exit", "params": params}
+        sock.sendall(frame(dumps(message).encode()))
+        buffer = b""
+        heard = time.monotonic()
+        pinged = False
+        while True:
+            body, buffer = next_message(buffer)
+            if body is not None:
+                answer = loads(body)
+                if not isinstance(answer, dict) or "method" in answer:
+                    continue  # a notification
+                if answer.get("id") == 2:
+                    pinged = False  # alive: the wait goes on
+                elif answer.get("id") == 1:
+                    if "error" in answer:
+                        error = answer["error"] if isinstance(answer["error"], dict) else {}
+                        raise HookError(f"the plan-mode server refused: {error.get('message')}")
+                    result = answer.get("result")
+                    if not isinstance(result, dict):
+                        raise HookError("the plan-mode server answered without a result")
+                    return result
+                continue
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                if cancelled():
+                    return None
+                if time.monotonic() - heard < keepalive:
+                    continue
+                if pinged:
+                    raise HookError(
+                        "the plan-mode server stopped answering "
+                        f"(no answer to {PING} within {keepalive:g} s)"
+                    ) from None
+                ping = {"jsonrpc": "2.0", "id": 2, "method": PING, "params": {}}
+                sock.sendall(frame(dumps(ping).encode()))
+                pinged, heard = True, time.monotonic()
+                continue
+            if not chunk:
+                raise HookError("the plan-mode server closed the connection")
+            buffer += chunk
+            heard = time.monotonic()
+    except OSError as exc:
+        raise HookError(f"the plan-mode server did not answer planMode/exit: {exc}") from exc
+    finally:
+        sock.close()
 
 
 def after_tool(call: Call) -> dict[str, Any] | None:
@@ -367,28 +436,7 @@ def session_start(call: Call) -> None:
     _set_mode(endpoint(found[1]), call, mode)
 
 
-def stop_held_exit(session_id: str) -> None:
-    """End the hook still holding this session's exit_plan_mode (its call is gone)."""
-    held = notes.read(session_id, notes.EXIT)
-    notes.remove(session_id, notes.EXIT)
-    if held is None or not held.isdigit() or int(held) == os.getpid():
-        return
-    try:
-        with open(f"/proc/{held}/cmdline", "rb") as stream:
-            words = stream.read().split(b"\0")
-    except OSError:
-        return
-    if b"hook" in words and b"gemini" in words:  # this hook, not a reused process id
-        import signal
-
-        try:  # noqa: SIM105 (contextlib costs the hook an import)
-            os.kill(int(held), signal.SIGTERM)
-        except OSError:
-            pass
-
-
 def session_end(call: Call) -> None:
-    stop_held_exit(call.session)
     found = _locate(call)
     notes.forget(call.session)
     if found is not None:
@@ -420,9 +468,6 @@ def answer(event: dict[str, Any], launcher: str | None = None) -> dict[str, Any]
             return after_tool(call)
         if call.name == "SessionStart":
             session_start(call)
-            return None
-        if call.name == "BeforeAgent":
-            stop_held_exit(call.session)
             return None
         if call.name == "SessionEnd":
             session_end(call)

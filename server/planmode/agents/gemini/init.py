@@ -3,7 +3,7 @@
 Three things, each idempotent (a second run changes nothing):
 
 * the project's ``<root>/.gemini/settings.json`` gets planmode's hooks (docs/gemini.md, "The
-  adapter"): ``SessionStart``, ``BeforeAgent``, ``BeforeTool`` for every tool (a day's
+  adapter"): ``SessionStart``, ``BeforeTool`` for every tool (a day's
   ``timeout``: the user reviews a plan in the editor meanwhile), ``AfterTool`` for
   ``exit_plan_mode`` and ``enter_plan_mode``, ``SessionEnd``; each ``{"type": "command",
   "name": "planmode", "command": "<this planmode> hook gemini [--launcher PATH]"}``. Merging
@@ -48,7 +48,6 @@ POLICY_HEADER = "# planmode's rules for Gemini CLI, written by `planmode init ge
 # (event, matcher, timeout in milliseconds or None for Gemini's default)
 HOOKS: tuple[tuple[str, str | None, int | None], ...] = (
     ("SessionStart", None, None),
-    ("BeforeAgent", None, None),
     ("BeforeTool", "*", 86_400_000),
     ("AfterTool", f"{versions.EXIT_TOOL}|{versions.ENTER_TOOL}", None),
     ("SessionEnd", None, None),

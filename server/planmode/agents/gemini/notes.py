@@ -6,10 +6,7 @@ workspace:
   check must be refused (it fails closed while planning), and how Gemini resolves a relative
   file path (against the plans directory while planning);
 * ``transcript`` — how far the hook has read Gemini's transcript (:mod:`.transcript`), and
-  which transcript;
-* ``exit`` — the process id of the hook holding this session's ``exit_plan_mode`` while the
-  user reviews: a new prompt (``BeforeAgent``) means the user gave up on that call (Esc), and
-  ending that process ends its wait (the dropped connection withdraws the approval).
+  which transcript.
 
 Each is one small file replaced whole (hooks of one event run in parallel). A note that cannot
 be read says nothing; one that cannot be written is skipped, except where safety needs it (the
@@ -26,7 +23,6 @@ from planmode import runtime
 
 MODE = "mode"
 TRANSCRIPT = "transcript"
-EXIT = "exit"
 
 
 def valid_session(session_id: object) -> bool:

@@ -1,6 +1,8 @@
-"""What Gemini CLI's transcript says of its approval mode: the line it adds when the user
+"""What Gemini CLI's transcript says that no hook is told: the line it adds when the user
 leaves plan mode with Shift+Tab while the model is idle (a ``user`` message whose only text is
-``User has manually exited Plan Mode. Switching to <mode>.``; docs/gemini.md).
+``User has manually exited Plan Mode. Switching to <mode>.``), and the one it adds at once when
+the user cancels the turn with Esc (an ``info`` line ``Request cancelled.``) — while a hook
+holding ``exit_plan_mode`` keeps running (docs/gemini.md, "The review channel").
 
 Read on from where the hook's last reading stopped (:mod:`.notes`): only lines written since
 count, so a session's old lines (a resumed session's, those before planmode first saw it) say
@@ -89,3 +91,49 @@ def _mode_of(line: bytes) -> str | None:
     if not isinstance(text, str):
         return None
     return versions.described_mode(text, versions.MANUAL_EXIT)
+
+
+_CANCELLED = b'"Request cancelled."'
+
+
+class Cancelled:
+    """Whether the user cancelled the turn (Esc) since this was made: a ``Request cancelled.``
+    info line written after it. Called again and again while an exit is held: each call reads
+    only what was added since."""
+
+    def __init__(self, path: object) -> None:
+        self.path = path if isinstance(path, str) and path else None
+        self.offset = 0
+        if self.path is not None:
+            try:
+                self.offset = os.path.getsize(self.path)
+            except OSError:
+                self.path = None
+
+    def __call__(self) -> bool:
+        if self.path is None:
+            return False
+        try:
+            with open(self.path, "rb") as stream:
+                stream.seek(self.offset)
+                chunk = stream.read(MAX_READ)
+        except OSError:
+            return False
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return False
+        self.offset += end + 1
+        lines = chunk[: end + 1].splitlines()
+        return any(_CANCELLED in line and _is_cancel(line) for line in lines)
+
+
+def _is_cancel(line: bytes) -> bool:
+    try:
+        entry = loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return (
+        isinstance(entry, dict)
+        and entry.get("type") == "info"
+        and entry.get("content") == versions.CANCELLED
+    )

@@ -42,6 +42,9 @@ MODE_DESCRIPTIONS = {
 MANUAL_EXIT = "User has manually exited Plan Mode. Switching to "
 APPROVED = "Plan approved. Switching to "
 ENTERED = "Switching to Plan mode."
+# Esc: the turn is cancelled at once (an info line in the transcript), a hook still running is
+# not — Gemini queues new prompts until it ends.
+CANCELLED = "Request cancelled."
 
 
 def described_mode(text: str, prefix: str) -> str | None:

@@ -43,9 +43,35 @@ from planmode.lsp.results import (
     PendingExit,
     ResolvedOutcome,
 )
-from planmode.lsp.server import PlanModeServer
+from planmode.lsp.server import Feature, PlanModeServer
 
 log = logging.getLogger(__name__)
+
+
+class Approvals(Feature):
+    """The exits waiting for the user's decision: each approval's future, which its
+    ``planMode/exit`` request awaits and a decision resolves."""
+
+    def __init__(self) -> None:
+        self.waiters: dict[str, asyncio.Future[ExitResult]] = {}
+
+    def wait(self, approval_id: str) -> asyncio.Future[ExitResult]:
+        waiter: asyncio.Future[ExitResult] = asyncio.get_running_loop().create_future()
+        self.waiters[approval_id] = waiter
+        return waiter
+
+    def forget(self, approval_id: str) -> None:
+        self.waiters.pop(approval_id, None)
+
+    def resolve(self, approval_id: str, result: core.ExitResult) -> None:
+        """Answer the exit waiting on ``approval_id``, if one still is."""
+        waiter = self.waiters.pop(approval_id, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(ExitResult.model_validate(result))
+
+    def connection_ended(self) -> None:
+        for waiter in list(self.waiters.values()):
+            waiter.cancel()
 
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
@@ -63,7 +89,9 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         server.publish_state(session)
         return ExitResult.model_validate(teammate_result)
     try:
-        is_open = server.open_document(server.service.plan_path(session, params.agent_id))
+        is_open = server.get_feature(buffers.Buffers).document(
+            server.service.plan_path(session, params.agent_id)
+        )
     except PlanModeError:
         is_open = None  # begin_exit raises the error in its order
     approval, replaced = server.service.begin_exit(
@@ -78,8 +106,8 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         answer_superseded(server, replaced, prompts.superseded_feedback(replaced.exit_tool))
     # Registered before the first await: an approval superseded or decided meanwhile must
     # still answer this request, or it would wait forever.
-    waiter: asyncio.Future[ExitResult] = asyncio.get_running_loop().create_future()
-    server.waiters[approval.approval_id] = waiter
+    approvals = server.get_feature(Approvals)
+    waiter = approvals.wait(approval.approval_id)
     if params.plan is not None and is_open is not None:
         # The approved plan is read from the buffer: it must hold the submitted plan, or the
         # old text would look like the user's edit (lsp/features/buffers.py).
@@ -94,7 +122,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
     server.refresh_code_lenses()
     server.run_task(show_plan(server, approval))
     if params.detach:
-        server.waiters.pop(approval.approval_id, None)
+        approvals.forget(approval.approval_id)
         return PendingExit(
             approval_id=approval.approval_id,
             file_path=str(approval.plan_file_path),
@@ -110,7 +138,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
             server.refresh_code_lenses()
         raise
     finally:
-        server.waiters.pop(approval.approval_id, None)
+        approvals.forget(approval.approval_id)
 
 
 def change_mode(server: PlanModeServer, session: Session, mode: PermissionMode) -> None:
@@ -183,7 +211,7 @@ def refuse_exit(
 async def show_plan(server: PlanModeServer, approval: core.Approval) -> None:
     """Bring the plan up in the editor, or ask in a message when there is no file to show."""
     path = approval.plan_file_path
-    if path.exists() or server.open_document_text(path) is not None:
+    if path.exists() or server.get_feature(buffers.Buffers).text(path) is not None:
         if server.client_supports("window", "show_document", "support"):
             await server.window_show_document_async(
                 types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
@@ -329,9 +357,7 @@ def notify_resolved(
 def resolve_waiter(
     server: PlanModeServer, approval: core.Approval, result: core.ExitResult
 ) -> None:
-    waiter = server.waiters.pop(approval.approval_id, None)
-    if waiter is not None and not waiter.done():
-        waiter.set_result(ExitResult.model_validate(result))
+    server.get_feature(Approvals).resolve(approval.approval_id, result)
 
 
 def answer_superseded(
@@ -390,6 +416,7 @@ def teammate_answered(server: PlanModeServer, request_id: str, outcome: Resolved
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(Approvals())
     server.request(protocol.EXIT, ExitParams)(exit_plan_mode)
     server.request(protocol.APPROVE, ApproveParams)(approve)
     server.request(protocol.REJECT, RejectParams)(reject)

@@ -19,6 +19,10 @@ refuses it (eglot, VS Code and lsp-mode check the version). Until the buffer hol
 text — not reloaded yet, or the edit refused — the buffer is *out of date*: until it equals
 the file again (or the user saves it), the plan is read from the file, so an old text left in
 the buffer is never approved as the user's edit.
+
+What the buffers hold is :class:`Buffers`, the feature's object: which are out of date, and
+what each held when it was last opened, saved or reloaded. Through it the service reads a
+plan as the editor holds it.
 """
 
 from __future__ import annotations
@@ -28,16 +32,73 @@ import logging
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.workspace import TextDocument
 
 from planmode.core.linediff import opcodes
 from planmode.core.lines import lsp_lines
 from planmode.core.plans import write_plan
-from planmode.lsp.server import PlanModeServer, disk_text
+from planmode.core.service import PlanModeService
+from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 log = logging.getLogger(__name__)
 
 # How long an unmodified buffer is given to reload a file the server wrote, in seconds.
 RELOAD_WAIT = 1.0
+
+
+class Buffers(Feature):
+    """The editor's open buffers as this module keeps track of them (see the module)."""
+
+    def __init__(self, server: PlanModeServer) -> None:
+        self.server = server
+        # Open plans whose buffer did not take the server's last change.
+        self.out_of_date: set[Path] = set()
+        # What each open buffer held when the editor last opened, saved or reloaded it: a
+        # buffer holding that text is unmodified in the editor.
+        self.saved_texts: dict[Path, str] = {}
+        self._uri_paths: dict[str, Path | None] = {}
+
+    def service_started(self, service: PlanModeService) -> None:
+        # An open plan is read as the editor holds it (core/registry.py).
+        service.open_document_text = self.text
+
+    def document(self, path: Path) -> TextDocument | None:
+        """The editor's open document of ``path``, or None."""
+        try:
+            # pygls leaves the property unannotated.
+            documents: dict[str, TextDocument] = self.server.workspace.text_documents
+        except RuntimeError:
+            return None
+        for uri, document in documents.items():
+            if uri not in self._uri_paths:
+                self._uri_paths[uri] = uri_to_path(uri)
+            if self._uri_paths[uri] == path:
+                return document
+        return None
+
+    def text(self, path: Path) -> str | None:
+        """The text of ``path`` as the editor holds it, unsaved edits included.
+
+        None for a buffer that did not take a change the server made: the file is the plan
+        until the buffer equals it again or is saved.
+        """
+        document = self.document(path)
+        if document is None:
+            return None
+        if path in self.out_of_date:
+            if document.source != disk_text(path):
+                return None
+            self.out_of_date.discard(path)  # reloaded: unmodified, holding the file
+            self.saved_texts[path] = document.source
+        return document.source
+
+
+def disk_text(path: Path) -> str | None:
+    """The file's text exactly (no newline translation), or None."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _utf16_len(text: str) -> int:
@@ -66,7 +127,8 @@ def line_edits(old: str, new: str) -> list[types.TextEdit]:
 
 
 def opened(server: PlanModeServer, path: Path, text: str) -> None:
-    """The editor opened ``path`` holding ``text``."""
+    """The editor opened ``path`` holding ``text``: what an unmodified buffer holds."""
+    server.get_feature(Buffers).saved_texts[path] = text
     if server.service.is_plan_file(path):
         server.service.editor_opened(path, text)
 
@@ -74,25 +136,30 @@ def opened(server: PlanModeServer, path: Path, text: str) -> None:
 def changed(server: PlanModeServer, path: Path) -> None:
     """The editor's buffer of ``path`` changed: who changed it is told apart in core
     (core/provenance.py): an edit the server sent, a reload of the file, or the user."""
-    document = server.open_document(path)
+    document = server.get_feature(Buffers).document(path)
     if document is not None and server.service.is_plan_file(path):
         server.service.editor_changed(path, document.source, disk_text(path))
 
 
 def saved(server: PlanModeServer, path: Path) -> None:
-    """The editor saved its buffer of ``path``: typing it sent just before may be the user's
-    (core/provenance.py)."""
-    document = server.open_document(path)
-    if document is not None and server.service.is_plan_file(path):
-        server.service.editor_saved(path, document.source)
+    """The editor saved its buffer of ``path``: what it holds is the plan again, and typing
+    it sent just before may be the user's (core/provenance.py)."""
+    buffers = server.get_feature(Buffers)
+    buffers.out_of_date.discard(path)
+    document = buffers.document(path)
+    if document is not None:
+        buffers.saved_texts[path] = document.source
+        if server.service.is_plan_file(path):
+            server.service.editor_saved(path, document.source)
 
 
 async def reaches(server: PlanModeServer, path: Path, text: str, timeout: float) -> bool:
     """Wait (bounded) until the editor's buffer of ``path`` holds ``text``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    buffers = server.get_feature(Buffers)
     while True:
-        document = server.open_document(path)
+        document = buffers.document(path)
         if document is None or document.source == text:
             return True
         if loop.time() >= deadline:
@@ -140,7 +207,8 @@ async def change_plan(
     it (the agent's submitted plan); otherwise such a refusal changes nothing and returns
     False (the user's Undo).
     """
-    document = server.open_document(path)
+    buffers = server.get_feature(Buffers)
+    document = buffers.document(path)
     if document is None:
         write_plan(path, new)
         return True
@@ -149,14 +217,14 @@ async def change_plan(
     if held == new:
         if disk != new:
             write_plan(path, new)
-        server.out_of_date.discard(path)
+        buffers.out_of_date.discard(path)
         return True
-    if (held == disk and server.saved_texts.get(path) == held) or path in server.out_of_date:
+    if (held == disk and buffers.saved_texts.get(path) == held) or path in buffers.out_of_date:
         # Unmodified: the file only, and the editor's own reload keeps the buffer clean. Never
         # an edit: a reload racing it restarts eglot's versions at 0 (didClose + didOpen), so
         # the version could not tell the reloaded text from the old one.
         write_plan(path, new)
-        server.out_of_date.add(path)  # until the reload arrives (open_document_text)
+        buffers.out_of_date.add(path)  # until the reload arrives (Buffers.text)
         await reaches(server, path, new, RELOAD_WAIT)
         return True
     # Unsaved changes (never reloaded under the user): the edit first, then the file.
@@ -170,5 +238,9 @@ async def change_plan(
     if not required:
         return False
     write_plan(path, new)
-    server.out_of_date.add(path)
+    buffers.out_of_date.add(path)
     return True
+
+
+def register(server: PlanModeServer) -> None:
+    server.add_feature(Buffers(server))

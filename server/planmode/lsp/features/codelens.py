@@ -16,8 +16,9 @@ from planmode.core.comments import delivered, strip_comments
 from planmode.core.revisions import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
+from planmode.lsp.features.buffers import Buffers
 from planmode.lsp.params import ApproveParams, HunkParams, RejectParams, WireParams
-from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 
 def lens(
@@ -125,7 +126,7 @@ class MemoEntry:
     lenses: list[types.CodeLens]
 
 
-class LensMemo:
+class LensMemo(Feature):
     """The last approval lenses per approval, reused while neither text object changed.
 
     Editors ask for lenses again on focus, scroll and refresh without any edit; a 5,000-line
@@ -155,13 +156,6 @@ class LensMemo:
             approval.submitted_plan, current, unreviewed, comments, computed
         )
         return computed
-
-
-def lens_memo(server: PlanModeServer) -> LensMemo:
-    """The server's approval-lens memo, made on first use."""
-    if server.lens_memo is None:
-        server.lens_memo = LensMemo()
-    return server.lens_memo
 
 
 def out_of_date(approve: types.CodeLens) -> types.CodeLens:
@@ -196,6 +190,7 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
     """
     decisions: list[tuple[types.CodeLens, Lines]] = []
     service = server.service
+    memo, buffers = server.get_feature(LensMemo), server.get_feature(Buffers)
     changes = service.hunks(path)  # an agent's change since is a revision from here on
     for session in service.sessions.values():
         approval = session.pending
@@ -204,10 +199,10 @@ def plan_decisions(server: PlanModeServer, path: Path) -> list[tuple[types.CodeL
             # What these decisions show: an approval without a digest approves only it.
             service.showing(approval.approval_id, current)
             count = user_comments(server, path, current)
-            memo = lens_memo(server).lenses(approval, current, len(changes), count)
-            if path in server.out_of_date:
-                memo = [out_of_date(memo[0]), *memo[1:]]
-            decisions += [(lens, None) for lens in memo]
+            lenses = memo.lenses(approval, current, len(changes), count)
+            if path in buffers.out_of_date:
+                lenses = [out_of_date(lenses[0]), *lenses[1:]]
+            decisions += [(lens, None) for lens in lenses]
     for hunk in changes:
         decisions += [(lens, hunk_lines(hunk)) for lens in hunk_lenses(path, hunk)]
     for request in service.teammate_requests():
@@ -233,4 +228,5 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(LensMemo())
     server.feature(types.TEXT_DOCUMENT_CODE_LENS)(code_lens)

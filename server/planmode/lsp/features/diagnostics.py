@@ -51,8 +51,7 @@ def refresh(server: PlanModeServer, path: Path | None) -> None:
 
 def did_open(server: PlanModeServer, params: types.DidOpenTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
-    if path is not None:  # what an unmodified buffer holds (lsp/features/buffers.py)
-        server.saved_texts[path] = params.text_document.text
+    if path is not None:
         buffers.opened(server, path, params.text_document.text)
     refresh(server, path)
 
@@ -66,12 +65,7 @@ def did_change(server: PlanModeServer, params: types.DidChangeTextDocumentParams
 
 def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) -> None:
     path = uri_to_path(params.text_document.uri)
-    # The user saved the buffer: what it holds is the plan again (lsp/features/buffers.py).
-    if path is not None:
-        server.out_of_date.discard(path)
-        document = server.open_document(path)
-        if document is not None:
-            server.saved_texts[path] = document.source
+    if path is not None:  # the user saved the buffer: what it holds is the plan again
         buffers.saved(server, path)
     refresh(server, path)
 

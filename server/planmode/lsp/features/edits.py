@@ -18,7 +18,8 @@ from lsprotocol.converters import get_converter
 from planmode.core import edits
 from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
-from planmode.lsp.features import buffers, diagnostics
+from planmode.lsp.features import diagnostics
+from planmode.lsp.features.buffers import Buffers, line_edits
 from planmode.lsp.params import ApplyEditParams
 from planmode.lsp.results import ApplyEditResult
 from planmode.lsp.server import PlanModeServer, uri_to_path
@@ -211,11 +212,12 @@ def versioned_for_open_buffers(
     cannot check versions."""
     if not server.client_supports("workspace", "workspace_edit", "document_changes"):
         return None
+    buffers = server.get_feature(Buffers)
     documents = {}
     for operation in operations:
         if not isinstance(operation, edits.ChangeText):
             return None
-        document = server.open_document(operation.path)
+        document = buffers.document(operation.path)
         if document is None:
             return None
         documents[operation.path] = document
@@ -235,7 +237,7 @@ def versioned_for_open_buffers(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(
                     uri=path.as_uri(), version=document.version
                 ),
-                edits=list(buffers.line_edits(document.source, text)),
+                edits=list(line_edits(document.source, text)),
             )
         )
     return types.WorkspaceEdit(document_changes=changes)

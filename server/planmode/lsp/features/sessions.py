@@ -25,7 +25,15 @@ from planmode.lsp.results import (
     SessionState,
     SlashCommandResult,
 )
-from planmode.lsp.server import PlanModeServer
+from planmode.lsp.server import Feature, PlanModeServer
+
+
+class Editor(Feature):
+    """The editor as initialize named it (its clientInfo): ``/plan open`` says where the plan
+    opens."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
 
 
 def get_state(server: PlanModeServer, params: GetStateParams) -> SessionState:
@@ -48,7 +56,7 @@ async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> S
     session = server.session_for(params)
     editor = None
     if server.client_supports("window", "show_document", "support"):
-        editor = server.client_name or "your editor"
+        editor = server.get_feature(Editor).name or "your editor"
     result = server.service.slash_command(session, params.args, editor)
     message = result.message
     if result.open_path is not None:
@@ -87,6 +95,7 @@ def end_session(server: PlanModeServer, params: EndSessionParams) -> SessionStat
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(Editor())
     server.request(protocol.GET_STATE, GetStateParams)(get_state)
     server.request(protocol.SET_MODE, SetModeParams)(set_mode)
     server.request(protocol.ENTER, EnterParams)(enter)

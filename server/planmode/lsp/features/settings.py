@@ -10,9 +10,18 @@ from lsprotocol import types
 from planmode.core.settings import load_settings
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics
-from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 log = logging.getLogger(__name__)
+
+
+class InitializationOptions(Feature):
+    """The planMode section of initializationOptions as the client sent it (at initialize):
+    any JSON value, one of the settings sources, validated key by key with the others
+    (core/settings.py)."""
+
+    def __init__(self) -> None:
+        self.section: object = None
 
 
 def plan_mode_section(options: object) -> object:
@@ -50,7 +59,8 @@ async def reload_settings(
             log.warning("workspace/configuration failed: %s", exc)
     service = server.service
     before = service.plans_directory_warning
-    settings, warnings = load_settings(service.root, server.init_options, configuration)
+    options = server.get_feature(InitializationOptions).section
+    settings, warnings = load_settings(service.root, options, configuration)
     changed = service.update_settings(settings)
     for warning in warnings:
         server.show_message(warning)
@@ -67,4 +77,5 @@ async def reload_settings(
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(InitializationOptions())
     server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)

@@ -14,7 +14,8 @@ from planmode.lsp.features.agents import agent_call, own_rules, own_tools
 from planmode.lsp.features.approval import follow_agent
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
-from planmode.lsp.server import PlanModeServer
+from planmode.lsp.server import Feature, PlanModeServer
+from planmode.lsp.transport.endpoint import Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,14 @@ log = logging.getLogger(__name__)
 # would cost each one the wait.
 TRANSCRIPT_WAIT = 1.0
 TRANSCRIPT_POLL = 0.05
+
+
+class TranscriptWaits(Feature):
+    """Session id -> its one wait for the agent's transcript to name the plan file: shared by
+    concurrent calls, never repeated."""
+
+    def __init__(self) -> None:
+        self.waits: dict[str, asyncio.Future[None]] = {}
 
 
 async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckToolResult:
@@ -38,14 +47,15 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         and session.modes.mode == "plan"
         and session.plan_file is None
     ):
-        wait = server.transcript_waits.get(session.id)
+        waits = server.get_feature(TranscriptWaits).waits
+        wait = waits.get(session.id)
         if wait is None:
             wait = server.run_task(wait_for_plan_file(server, session, params, call))
-            server.transcript_waits[session.id] = wait
+            waits[session.id] = wait
         # Shielded: a caller that goes away does not end the wait the others share.
         await asyncio.shield(wait)
-    endpoint = server.endpoint
-    hide = [str(endpoint.directory)] if endpoint is not None and endpoint.directory else []
+    directory = server.get_feature(Endpoint).directory
+    hide = [str(directory)] if directory else []
     decision = server.service.check_tool(
         session,
         params.tool,
@@ -84,4 +94,5 @@ async def wait_for_plan_file(
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(TranscriptWaits())
     server.request(protocol.CHECK_TOOL, CheckToolParams)(check_tool)

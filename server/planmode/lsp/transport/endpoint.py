@@ -9,7 +9,7 @@ state directory wherever it is kept, :mod:`planmode.core.state_dir`). Each
 connection gets its own JSON-RPC protocol sharing the server's handlers, so an agent's
 ``planMode/exit`` shows its plan in the editor and waits for the user there. Only
 ``planMode/*`` methods are served, and a peer running as another user is refused
-(SO_PEERCRED).
+(SO_PEERCRED). The server's endpoint, open or not, is the feature object :class:`Endpoint`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from planmode.core.state_dir import STATE, StatePlace
 from planmode.lsp import protocol
 from planmode.lsp.params import PingParams
 from planmode.lsp.results import OkResult
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import Feature, PlanModeProtocol, PlanModeServer
 from planmode.lsp.transport import framing
 from planmode.lsp.transport.discovery import DISCOVERY_NAME
 
@@ -248,29 +248,58 @@ class AgentEndpoint:
             shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def announce(server: PlanModeServer) -> None:
-    """The workspace is known: record that its server is starting, so that a hook called
-    before the endpoint listens waits for it rather than find no server."""
-    if server.endpoint is not None:
-        return
-    endpoint = AgentEndpoint(server, server.service.root)
-    endpoint.record.write("starting")
-    server.endpoint = endpoint
-    atexit.register(endpoint.stop)
+class Endpoint(Feature):
+    """This server's agent endpoint: announced once initialize names the workspace, listening
+    from initialized until shutdown."""
 
+    def __init__(self, server: PlanModeServer) -> None:
+        self.server = server
+        # None until announced, and again once it could not open or the editor left.
+        self.agent: AgentEndpoint | None = None
 
-async def start_endpoint(server: PlanModeServer) -> None:
-    """Open the agent endpoint for the server's workspace; a failure is logged, not fatal."""
-    announce(server)
-    endpoint = server.endpoint
-    assert endpoint is not None
-    try:
-        await endpoint.start()
-    except OSError as exc:
-        log.error("cannot open the agent endpoint: %s", exc)
-        endpoint.stop()
-        atexit.unregister(endpoint.stop)
-        server.endpoint = None
+    @property
+    def directory(self) -> Path | None:
+        """The directory of its socket, while it has one."""
+        return self.agent.directory if self.agent is not None else None
+
+    @property
+    def socket_path(self) -> Path | None:
+        return self.agent.socket_path if self.agent is not None else None
+
+    def announce(self) -> None:
+        """The workspace is known: record that its server is starting, so that a hook called
+        before the endpoint listens waits for it rather than find no server."""
+        if self.agent is not None:
+            return
+        agent = AgentEndpoint(self.server, self.server.service.root)
+        agent.record.write("starting")
+        self.agent = agent
+        atexit.register(agent.stop)
+
+    async def start(self) -> None:
+        """Open the endpoint for the server's workspace; a failure is logged, not fatal."""
+        self.announce()
+        assert self.agent is not None
+        try:
+            await self.agent.start()
+        except OSError as exc:
+            log.error("cannot open the agent endpoint: %s", exc)
+            self.close()
+
+    def stop(self) -> None:
+        """Stop listening and remove what says it listens (shutdown)."""
+        if self.agent is not None:
+            self.agent.stop()
+
+    def close(self) -> None:
+        """Stop, and forget it: it is not stopped again at exit."""
+        agent, self.agent = self.agent, None
+        if agent is not None:
+            agent.stop()
+            atexit.unregister(agent.stop)
+
+    def connection_ended(self) -> None:
+        self.close()
 
 
 def ping(_server: PlanModeServer, _params: PingParams) -> OkResult:
@@ -279,4 +308,5 @@ def ping(_server: PlanModeServer, _params: PingParams) -> OkResult:
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(Endpoint(server))
     server.request(protocol.PING, PingParams)(ping)

@@ -24,7 +24,6 @@ The file format and the rules are documented in ``docs/protocol.md`` (section 1)
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import hmac
 import ipaddress
@@ -153,15 +152,11 @@ class TcpProtocol(PlanModeProtocol):
 
 
 def end_connection(server: PlanModeServer) -> None:
-    """What the editor's leaving ends: its agent endpoint, background tasks and waiters."""
+    """What the editor's leaving ends: what the features keep waiting on it (its agent
+    endpoint, exits awaiting a decision), background tasks and requests."""
     server.stopping = True
-    if server.endpoint is not None:
-        server.endpoint.stop()
-        atexit.unregister(server.endpoint.stop)
-        server.endpoint = None
+    server.connection_ended()
     server.cancel_tasks()
-    for waiter in list(server.waiters.values()):
-        waiter.cancel()
     for future in list(server.protocol._request_futures.values()):
         future.cancel()
 

@@ -30,7 +30,7 @@ from planmode.lsp.params import TeammateKeyParams, describe_validation_error
 from planmode.lsp.results import OkResult
 from planmode.lsp.server import PlanModeServer
 from planmode.lsp.transport.discovery import Connection, NoServer, RpcError
-from planmode.lsp.transport.endpoint import SERVER_INFO, runtime_base
+from planmode.lsp.transport.endpoint import SERVER_INFO, Endpoint, runtime_base
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ async def deliver(server: PlanModeServer, session: Session) -> bool:
             describe_validation_error(exc, protocol.TEAMMATE_KEY),
         )
         return False
-    own = server.endpoint.socket_path if server.endpoint is not None else None
+    own = server.get_feature(Endpoint).socket_path
     sockets = lead_sockets(server.service.root, own)
     taken = await asyncio.to_thread(lambda: [_push(sock, params) for sock in sockets])
     if not any(taken):
