@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from tests.e2e.harness import Editor
+from tests.e2e.harness import Editor, running_editor
 from tests.e2e.test_approval import begin_exit, enter
 from tests.e2e.test_diagnostics import by_code, diagnostics_until
 
@@ -200,3 +200,77 @@ async def test_plain_approve_and_reject_requests_leave_comments_out(editor: Edit
         "planMode/reject", {"approvalId": "x", "includeComments": "yes please"}
     )
     assert error.code == -32602
+
+
+# Two comments in a row under the first step: two comments, each on that step.
+IN_A_ROW = PLAN.replace(
+    "1. Read the name from argv.\n",
+    "1. Read the name from argv.\n"
+    "> [!review] What if there is no argument?\n"
+    "> [!review] And two of them?\n",
+)
+
+
+async def test_two_comments_in_a_row_are_two_comments(editor: Editor) -> None:
+    path = await enter(editor)
+    task, _ = await exit_with_plan(editor, PLAN)
+    editor.open(path)
+    editor.change(path, IN_A_ROW)
+    found = await diagnostics_until(editor, path, lambda f: len(by_code(f, "review-comment")) == 2)
+    assert [(d.range.start.line, d.range.end.line) for d in by_code(found, "review-comment")] == [
+        (4, 4),
+        (5, 5),
+    ]
+    lenses = await editor.lenses(path)
+    assert titles(lenses)[2] == "Reject… (2 comments)"
+    await editor.run_lens(lens_titled(lenses, "Reject…"))
+    result = await asyncio.wait_for(task, 5)
+    assert [(c["text"], c["quote"]) for c in result["comments"]] == [
+        ("What if there is no argument?", "1. Read the name from argv."),
+        ("And two of them?", "1. Read the name from argv."),
+    ]
+
+
+async def test_comments_sent_with_a_rejection_survive_a_restart(root: Path, home: Path) -> None:
+    """Before: the comments sent with a rejection were kept in the server's memory only: after
+    a restart the agent's revision showed none of them."""
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        path = await enter(editor)
+        task, _ = await exit_with_plan(editor, PLAN)
+        editor.open(path)
+        editor.change(path, COMMENTED)
+        await diagnostics_until(editor, path, lambda f: len(by_code(f, "review-comment")) == 2)
+        await editor.run_lens(lens_titled(await editor.lenses(path), "Reject…"))
+        assert len((await asyncio.wait_for(task, 5))["comments"]) == 2
+
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        # The agent revises: the steps stay, the verification changes, the comments are gone.
+        revised = PLAN.replace("Run the tests.", "Run pytest with and without a name.")
+        task, _ = await exit_with_plan(editor, revised)
+        editor.open(path)
+        found = await diagnostics_until(
+            editor,
+            path,
+            lambda f: bool(
+                by_code(f, "review-comment-sent") and by_code(f, "review-comment-outdated")
+            ),
+        )
+        (kept,) = by_code(found, "review-comment-sent")
+        (outdated,) = by_code(found, "review-comment-outdated")
+        assert kept.range.start.line == 3 and "What if there is no argument?" in kept.message
+        assert outdated.range.start.line == 6 and "Add a test for the fallback." in outdated.message
+        # Approved, they are done with: the next server shows none.
+        await editor.run_lens(lens_titled(await editor.lenses(path), "Approve plan"))
+        assert (await asyncio.wait_for(task, 5))["outcome"] == "approved"
+
+    async with running_editor(root, home, init_options={"sessionId": "main"}) as editor:
+        await editor.request("planMode/enter")
+        task, approval = await exit_with_plan(editor, revised)
+        editor.open(path)
+        await editor.until(lambda: path.as_uri() in editor.client.diagnostics)
+        await editor.settle()
+        published = editor.client.diagnostics[path.as_uri()]
+        assert by_code(published, "review-comment-sent") == []
+        assert by_code(published, "review-comment-outdated") == []
+        await editor.request("planMode/reject", {"approvalId": approval["approvalId"]})
+        await asyncio.wait_for(task, 5)

@@ -375,7 +375,6 @@ def test_a_hook_during_start_up_waits_for_the_server(root: Path, home: Path, log
         server.close()
 
 
-
 def test_a_hook_as_soon_as_initialize_is_answered_gets_the_servers_decision(
     root: Path, home: Path, logs: Path
 ) -> None:
@@ -393,6 +392,7 @@ def test_a_hook_as_soon_as_initialize_is_answered_gets_the_servers_decision(
         assert reason(out).startswith("Denied by plan mode (only the plan file")
     finally:
         server.close()
+
 
 # -- 20.8: a file the agent could have written decides nothing ---------------------------------
 

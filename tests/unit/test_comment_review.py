@@ -150,6 +150,29 @@ def test_revision_keeps_untouched_anchors_and_outdates_changed_ones(
     assert service.comment_view(path) == ([], [])
 
 
+def test_comments_sent_with_a_rejection_outlive_the_service(
+    service: PlanModeService, make_service: ServiceFactory
+) -> None:
+    """Kept with the session that rejected the plan: a new server shows them while the agent
+    revises, until the plan is approved."""
+    session, path, approval_id = pending(service)
+    Buffers(service).type(path, COMMENTED)
+    service.reject(approval_id, include_comments=True)
+    revised = PLAN.replace("Run tests.", "Run pytest, with an empty name too.")
+    plans.write_atomic(path, revised)
+
+    restarted = make_service()
+    live, earlier = restarted.comment_view(path)
+    assert live == []
+    assert [(c.text, c.outdated, c.anchor.line) for c in earlier] == [
+        ("From argv or stdin?", False, 3),
+        ("Test the empty name.", True, 7),
+    ]
+    approval, _ = restarted.begin_exit(restarted.require_session(session.id))
+    restarted.approve(approval.approval_id)
+    assert make_service().comment_view(path) == ([], [])
+
+
 def test_comments_the_agent_writes_are_not_the_users(service: PlanModeService) -> None:
     """In its submission, in the file on disk, or through its edit of the open buffer: a
     `[!review]` the agent writes is never counted, sent or delivered as the user's."""

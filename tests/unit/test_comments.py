@@ -92,6 +92,18 @@ def test_what_is_not_a_comment(text: str) -> None:
     assert comments.strip_comments(text) == text
 
 
+def test_two_marker_lines_in_a_row_are_two_comments_on_the_same_block() -> None:
+    text = "# Plan\n\n- step\n> [!review] one\n> more of one\n> [!REVIEW] two\n>[!review]\n"
+    found = comments.parse(text)
+    assert [(c.text, c.start, c.end) for c in found] == [
+        ("one\nmore of one", 3, 5),
+        ("two", 5, 6),
+        ("", 6, 7),
+    ]
+    assert {c.anchor for c in found} == {Anchor("- step", ("Plan",), 2)}
+    assert comments.strip_comments(text) == "# Plan\n\n- step\n"
+
+
 def test_an_empty_marker_is_a_comment_that_is_not_delivered() -> None:
     found = comments.parse("Step\n> [!review]\n")
     assert [c.text for c in found] == [""]

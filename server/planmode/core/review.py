@@ -61,9 +61,9 @@ class ReviewState:
         self.revised: set[Path] = set()
         # Plan paths whose last exit submitted an empty plan (an information diagnostic).
         self.empty_exits: set[Path] = set()
-        # Plan path -> the review comments sent with its last rejection: shown, re-anchored,
-        # while the agent revises (README, "Reviewing with comments").
-        self.sent_comments: dict[Path, list[comments.Comment]] = {}
+        # Whether the sessions saved with comments sent with a rejection were loaded (the
+        # comments are their sessions', see sent_comments).
+        self._sent_loaded = False
         # Who wrote which text of each plan, and what each approval last showed the user.
         self.provenance = provenance.Provenance()
 
@@ -282,10 +282,10 @@ class ReviewState:
             granted = approval.granted(grant)
             session.granted_prompts = _merge_prompts(session.granted_prompts, granted)
         session.pending = None
+        session.sent_comments.pop(approval.plan_file_path, None)
         self.registry.save(session)
         self.registry.record(session, transcripts.decision(session.slug, "approved"))
         self.registry.snapshot(session, approval.plan_file_path, current)
-        self.sent_comments.pop(approval.plan_file_path, None)
         result = replace(
             approved_exit(approval, current, restored, notes, submitted, granted),
             chosen_mode=mode,
@@ -313,7 +313,8 @@ class ReviewState:
         self.seen[approval.plan_file_path] = comments.strip_comments(reviewed)
         self.revised.discard(approval.plan_file_path)
         if sent:
-            self.sent_comments[approval.plan_file_path] = list(sent)
+            session.sent_comments[approval.plan_file_path] = sent
+            self.registry.save(session)
         result = rejected_exit(approval, feedback, sent)
         self.registry.record(
             session, transcripts.decision(session.slug, "rejected", result.feedback)
@@ -344,7 +345,22 @@ class ReviewState:
         if text is None:
             text = self.registry.read_text(path) or ""
         mine = self.provenance.users_comments(path, comments.parse(text))
-        return comments.live_and_earlier(text, self.sent_comments.get(path, []), mine)
+        return comments.live_and_earlier(text, self.sent_comments(path), mine)
+
+    def sent_comments(self, path: Path) -> list[comments.Comment]:
+        """The review comments sent with the plan's last rejection, until it is approved: kept
+        with the session that rejected it, so that they outlive the server."""
+        if not self._sent_loaded:
+            self._sent_loaded = True
+            for session_id in self.registry.store.with_sent_comments():
+                try:
+                    self.registry.session(session_id, create=False)
+                except InvalidParams:
+                    continue  # a file name that is no session id
+        for session in self.registry.sessions.values():
+            if path in session.sent_comments:
+                return list(session.sent_comments[path])
+        return []
 
     def others_comments(self, path: Path, text: str) -> list[comments.Comment]:
         """The review comments written in the plan that the user did not write: the agent's

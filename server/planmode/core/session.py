@@ -20,6 +20,7 @@ from typing import Any
 
 from planmode.core.approval import AllowedPrompt, Approval, now_iso
 from planmode.core.attachments import TurnCounter
+from planmode.core.comments import Comment
 from planmode.core.modes import PERMISSION_MODES, ModeState
 from planmode.core.plans import SAFE_ID_RE, is_slug
 from planmode.core.state_dir import STATE, StatePlace
@@ -50,6 +51,9 @@ class Session:
     # so a restart never learns it anew from what the agent says.
     plan_file: Path | None = None
     plan_file_source: str | None = None
+    # Plan file -> the review comments sent with its last rejection (docs/protocol.md §5.6):
+    # shown while the agent revises, across a restart too, until the plan is approved.
+    sent_comments: dict[Path, tuple[Comment, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +66,9 @@ class Session:
             "awaitingRequest": self.awaiting_request,
             "planFile": str(self.plan_file) if self.plan_file else None,
             "planFileSource": self.plan_file_source if self.plan_file else None,
+            "sentComments": {
+                str(path): [c.to_json() for c in sent] for path, sent in self.sent_comments.items()
+            },
             "createdAt": self.created_at,
             "updatedAt": now_iso(),
         }
@@ -96,6 +103,7 @@ class Session:
             awaiting_request=data.get("awaitingRequest"),
             plan_file=plan_file,
             plan_file_source=source if plan_file is not None and isinstance(source, str) else None,
+            sent_comments=_saved_comments(data.get("sentComments")),
             turns={
                 str(key): TurnCounter(
                     turns_since_attachment=counter.get("turns_since_attachment"),
@@ -104,6 +112,19 @@ class Session:
                 for key, counter in (data.get("turns") or {}).items()
             },
         )
+
+
+def _saved_comments(raw: object) -> dict[Path, tuple[Comment, ...]]:
+    """Saved sent comments; what does not read as a plan path and its comments is left out."""
+    found: dict[Path, tuple[Comment, ...]] = {}
+    for path, sent in (raw if isinstance(raw, dict) else {}).items():
+        try:
+            if not (isinstance(path, str) and os.path.isabs(path) and isinstance(sent, list)):
+                raise ValueError(f"not a plan path and its comments: {path!r}")
+            found[Path(path)] = tuple(Comment.from_json(c) for c in sent)
+        except (ValueError, TypeError, AttributeError) as exc:
+            log.warning("saved review comments not used: %s", exc)
+    return found
 
 
 def _saved_plan_file(raw: object, slug: object) -> Path | None:
@@ -176,6 +197,14 @@ class SessionStore:
             for data in self._saved()
             if isinstance(data.get("planSlug"), str)
         }
+
+    def with_sent_comments(self) -> list[str]:
+        """The ids of the saved sessions that keep comments sent with a rejection."""
+        return [
+            str(data.get("sessionId"))
+            for data in self._saved()
+            if isinstance(data.get("sentComments"), dict) and data["sentComments"]
+        ]
 
     def adopted(self) -> dict[Path, tuple[str, str | None]]:
         """Adopted plan file -> the session's id and how the file was learned
