@@ -2,7 +2,7 @@
 leaves plan mode with Shift+Tab while the model is idle (a ``user`` message whose only text is
 ``User has manually exited Plan Mode. Switching to <mode>.``), and the one it adds at once when
 the user cancels the turn with Esc (an ``info`` line ``Request cancelled.``) — while a hook
-holding ``exit_plan_mode`` keeps running (docs/gemini.md, "The review channel").
+holding ``exit_plan_mode`` keeps running (docs/gemini.md, "The review channel, and why").
 
 Read on from where the hook's last reading stopped (:mod:`.notes`): only lines written since
 count, so a session's old lines (a resumed session's, those before planmode first saw it) say
