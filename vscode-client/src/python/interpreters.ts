@@ -9,7 +9,6 @@ import { existsSync } from "node:fs";
 
 import type * as vscode from "vscode";
 
-import type { PrivateEnvironment } from "./privateEnvironment";
 import { pythonExtensionInterpreter } from "./pythonExtension";
 import { readProbe, type Environment, type Probe } from "./resolve";
 
@@ -91,10 +90,16 @@ export async function pythonVersion(python: string): Promise<[number, number] | 
   return result.code === 0 && match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
+/** What `environment` reads of the private environment (a `PrivateEnvironment`). */
+export interface ManagedPython {
+  readonly python: string;
+  readonly bundledVersion: string | undefined;
+}
+
 /** Everything `resolveServer` needs for `folder`'s server, from VS Code and this machine. */
 export function environment(
   setting: string | undefined,
-  managed: PrivateEnvironment,
+  managed: ManagedPython,
   folder: vscode.Uri,
 ): Environment {
   return {
