@@ -84,12 +84,21 @@ class GeminiParams(WireParams):
     plans_dir: str = Field(min_length=1)
 
 
+class CodexParams(WireParams):
+    """What planmode's Codex hook knows of the turn (docs/codex.md): whether Codex plans — its
+    collaboration mode, which no hook payload says (the hook reads it in Codex's transcript);
+    absent when the hook could not tell."""
+
+    planning: bool | None = None
+
+
 class AgentParams(ClaudeCodeParams):
     """What an agent's own hook or plugin sends along with a call: Claude Code's params, or
-    OpenCode's (``opencode``), or Gemini CLI's (``gemini``)."""
+    OpenCode's (``opencode``), or Gemini CLI's (``gemini``), or Codex's (``codex``)."""
 
     opencode: OpenCodeParams | None = None
     gemini: GeminiParams | None = None
+    codex: CodexParams | None = None
 
 
 class GetStateParams(Params):

@@ -23,6 +23,7 @@ from typing import Any
 
 from planmode.agents.codex import tools
 from planmode.core.agents import ToolCall
+from planmode.core.modes import PermissionMode
 
 NAME = "Codex"
 # How the model submits its plan, in the texts it reads (Codex's Plan-mode prompt asks for
@@ -50,3 +51,16 @@ class CodexCall:
 
     def plan_mode_calls(self, tool: str, tool_input: Mapping[str, Any]) -> tuple[ToolCall, ...]:
         return tools.plan_mode_calls(tool, tool_input, self.cwd)
+
+    def permission_mode(
+        self, mode: PermissionMode, before_plan: PermissionMode | None
+    ) -> PermissionMode | None:
+        """The mode the session follows to (None: it stays where it is): plan mode while Codex
+        plans; when it stopped planning, the mode from before plan mode (or the one the user
+        chose on approving, which the session is in already). Codex has no other mode a hook
+        could see: its permissions are its own (docs/codex.md)."""
+        if self.planning is True:
+            return "plan"
+        if self.planning is False and mode == "plan":
+            return before_plan or "default"
+        return None

@@ -8,7 +8,10 @@ allows. A request carrying ``opencode`` is a call of planmode's OpenCode plugin:
 adopts the plan file OpenCode's plan agent names, and OpenCode's tools are read in plan mode's
 terms. A request carrying ``gemini`` is a call of planmode's Gemini CLI hook: the session adopts
 the plan the model names in Gemini's plans directory, and Gemini's tools are read in plan mode's
-terms. Any other caller (an editor, the CLI) takes plan mode as the protocol gives it.
+terms. A request carrying ``codex`` is a call of planmode's Codex hook: Codex's tools are read in
+plan mode's terms, its plan comes with its exit (it writes no file while planning), its
+planning Bash runs in the sandbox that nests in Codex's own, and the session follows whether
+Codex plans. Any other caller (an editor, the CLI) takes plan mode as the protocol gives it.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ import os
 from pathlib import Path
 
 from planmode.agents.claude_code.adapter import ClaudeCode, ClaudeCodeCall
+from planmode.agents.codex.adapter import CodexCall
 from planmode.agents.gemini.adapter import GeminiCall, GeminiCli
 from planmode.agents.gemini.tools import EDIT_TOOLS as GEMINI_EDIT_TOOLS
 from planmode.agents.opencode.adapter import OpenCode, OpenCodeCall
 from planmode.agents.opencode.adoption import SessionFacts
 from planmode.core import prompts
-from planmode.core.agents import AgentRules, AgentTools
+from planmode.core.agents import AgentRules, AgentTools, PlanFileReport, PlanInExit
 from planmode.core.errors import InvalidParams
+from planmode.core.session import Session
 from planmode.lsp.params import (
     AgentParams,
     CheckToolParams,
@@ -33,7 +38,7 @@ from planmode.lsp.params import (
 )
 from planmode.lsp.server import PlanModeServer
 
-AgentCall = ClaudeCodeCall | OpenCodeCall | GeminiCall
+AgentCall = ClaudeCodeCall | OpenCodeCall | GeminiCall | CodexCall
 
 
 def agent_call(
@@ -45,6 +50,8 @@ def agent_call(
         return opencode_call(server, params.opencode)
     if isinstance(params, AgentParams) and params.gemini is not None:
         return gemini_call(server, params)
+    if isinstance(params, AgentParams) and params.codex is not None:
+        return CodexCall(params.codex.planning, cwd)
     if not (params.project_dir or params.claude_config_dir or params.transcript_path):
         return None
     service = server.service
@@ -94,8 +101,33 @@ def own_rules(call: AgentCall | None) -> AgentRules | None:
 
 
 def own_tools(call: AgentCall | None) -> AgentTools | None:
-    """The agent's tools, when they are not plan mode's (OpenCode's, Gemini CLI's)."""
-    return call if isinstance(call, OpenCodeCall | GeminiCall) else None
+    """The agent's tools, when they are not plan mode's (OpenCode's, Gemini CLI's, Codex's)."""
+    return call if isinstance(call, OpenCodeCall | GeminiCall | CodexCall) else None
+
+
+def plan_file_report(call: AgentCall | None) -> PlanFileReport | None:
+    """The call as a report of the agent's own plan file (Codex has none)."""
+    return None if isinstance(call, CodexCall) else call
+
+
+def plan_in_exit(call: AgentCall | None) -> PlanInExit | None:
+    """The agent's call when its exit brings its plan (Codex's)."""
+    return call if isinstance(call, CodexCall) else None
+
+
+def own_sandbox(call: AgentCall | None) -> str | None:
+    """The sandbox mechanism the agent's commands need (Codex's: Landlock), or None."""
+    return call.sandbox if isinstance(call, CodexCall) else None
+
+
+def permission_mode(
+    call: AgentCall | None, params: ClaudeCodeParams, session: Session
+) -> str | None:
+    """The mode the agent's call brings the session to: its ``permissionMode``, or for Codex
+    (whose own mode is only planning or not) plan mode, or the mode from before it."""
+    if isinstance(call, CodexCall):
+        return call.permission_mode(session.modes.mode, session.modes.pre_plan_mode)
+    return params.permission_mode
 
 
 def exit_tool(call: AgentCall | None) -> str:

@@ -16,7 +16,6 @@ from lsprotocol import types
 
 from planmode.core import approval as core
 from planmode.core import prompts
-from planmode.core.agents import PlanFileReport
 from planmode.core.approval import rejected_exit
 from planmode.core.errors import PlanChanged, PlanModeError
 from planmode.core.modes import PERMISSION_MODES, PermissionMode
@@ -25,7 +24,14 @@ from planmode.core.session import Session
 from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, diagnostics
-from planmode.lsp.features.agents import agent_call, exit_tool
+from planmode.lsp.features.agents import (
+    AgentCall,
+    agent_call,
+    exit_tool,
+    permission_mode,
+    plan_file_report,
+    plan_in_exit,
+)
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.params import (
     ApproveParams,
@@ -78,7 +84,10 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
     session = server.session_for(params)
     call = agent_call(server, params)
     follow_agent(server, session, params, call)
-    refused = refuse_exit(server, session, params, exit_tool(call))
+    # An agent whose exit brings its plan (Codex): that plan is its submission.
+    brings = plan_in_exit(call)
+    submit_plan = brings.submit_plan if brings is not None else None
+    refused = refuse_exit(server, session, params, exit_tool(call), submit_plan)
     if refused is not None:
         return refused
     teammate_result = server.service.exit_as_teammate(session, params.agent_id, params.plan)
@@ -101,6 +110,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         allowed_prompts=tuple(p.to_core() for p in params.allowed_prompts),
         write=is_open is None,
         exit_tool=exit_tool(call),
+        submit_plan=submit_plan,
     )
     if replaced is not None:
         answer_superseded(server, replaced, prompts.superseded_feedback(replaced.exit_tool))
@@ -163,12 +173,13 @@ def follow_agent(
     server: PlanModeServer,
     session: Session,
     params: ClaudeCodeParams,
-    report: PlanFileReport | None,
+    call: AgentCall | None,
 ) -> None:
     """Bring the session to the agent's permission mode, then, while it plans, adopt the plan
-    file the agent reports (``report``: its call, docs/protocol.md §3); a file that cannot be
-    adopted is told to the user once."""
-    mode = params.permission_mode
+    file the agent reports (``call``, docs/protocol.md §3); a file that cannot be adopted is
+    told to the user once."""
+    mode = permission_mode(call, params, session)
+    report = plan_file_report(call)
     if mode in PERMISSION_MODES and mode != session.modes.mode:
         try:
             change_mode(server, session, mode)
@@ -183,12 +194,16 @@ def follow_agent(
 
 
 def refuse_exit(
-    server: PlanModeServer, session: Session, params: ExitParams, tool: str = prompts.EXIT_TOOL
+    server: PlanModeServer,
+    session: Session,
+    params: ExitParams,
+    tool: str = prompts.EXIT_TOOL,
+    submit_plan: str | None = None,
 ) -> ExitResult | None:
     """An ExitPlanMode refused before anything is written or asked (docs/protocol.md §3): its
     plan file may not be written, or its ``planFilePath`` is not the session's plan file.
-    The agent reads why as a rejection (naming its exit ``tool``), the user in a warning; the
-    session stays planning."""
+    The agent reads why as a rejection (naming its exit ``tool``, or how it submits a plan:
+    ``submit_plan``), the user in a warning; the session stays planning."""
     if session.modes.mode != "plan":
         return None  # the exit itself says so
     service = server.service
@@ -196,7 +211,7 @@ def refuse_exit(
     if reason is None:
         return None
     plan = service.plan_path(session, params.agent_id)
-    text = prompts.refused_exit_text(reason, plan, tool)
+    text = prompts.refused_exit_text(reason, plan, tool, submit_plan)
     server.show_message(f"Plan mode refused the exit of session {session.id}: {reason}.")
     refused = core.ExitResult(
         outcome="rejected",

@@ -10,7 +10,13 @@ from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
 from planmode.lsp import protocol
-from planmode.lsp.features.agents import agent_call, own_rules, own_tools
+from planmode.lsp.features.agents import (
+    agent_call,
+    own_rules,
+    own_sandbox,
+    own_tools,
+    plan_in_exit,
+)
 from planmode.lsp.features.approval import follow_agent
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
@@ -65,6 +71,8 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         own_rules(call),
         params.cwd,
         own_tools(call),
+        plan_in_exit(call),
+        own_sandbox(call),
     )
     return CheckToolResult.model_validate(decision)
 
