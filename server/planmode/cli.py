@@ -134,6 +134,13 @@ def verbs() -> dict[str, Verb]:
                 help="do not install the shell prefix (claude-code) or shell (opencode) that "
                 "runs planning Bash in the OS sandbox",
             ),
+            Arg(
+                "--no-trust",
+                action="store_false",
+                dest="trust",
+                help="codex: do not trust the hooks in your config.toml (Codex then asks you to "
+                "review them at its next start)",
+            ),
         ),
         "state": served(server.state, "show the session's mode and plan"),
         "enter": served(
@@ -356,11 +363,21 @@ def init_gemini(args: argparse.Namespace) -> int:
     return run(args.root, show=args.show, with_shell=args.shell_prefix)
 
 
+def init_codex(args: argparse.Namespace) -> int:
+    from planmode.agents.codex.init import run
+
+    if args.local:
+        sys.stderr.write("planmode init: --local is Claude Code's; Codex has no local file\n")
+        return 1
+    return run(args.root, show=args.show, with_trust=args.trust)
+
+
 # `planmode init AGENT`: each agent's set-up, by the name the user types.
 INIT: dict[str, Run] = {
     "claude-code": init_claude_code,
     "opencode": init_opencode,
     "gemini": init_gemini,
+    "codex": init_codex,
 }
 
 
@@ -372,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         from planmode.agents.gemini.hook import run as run_gemini_hook
 
         return run_gemini_hook(words[2:])
+    if words == ["hook", "codex"]:  # Codex's hook, as quick (agents/codex/hook.py)
+        from planmode.agents.codex.hook import run as run_codex_hook
+
+        return run_codex_hook()
     table = verbs()
     args = _parser(table).parse_args(argv)
     return table[args.verb].run(args)
