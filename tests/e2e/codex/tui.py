@@ -205,7 +205,10 @@ class Codex:
         extra_config: str = "",
         extra_env: Mapping[str, str] | None = None,
         args: list[str] | None = None,
+        configured: bool = False,
     ) -> None:
+        """``configured``: ``CODEX_HOME/config.toml`` and the project's hooks are written
+        already (the user's own, and what ``planmode init codex`` merged into them)."""
         self.version = version
         self.model = model
         self.project = project
@@ -219,14 +222,16 @@ class Codex:
         trusted: dict[str, str] = {}
         if hooks:
             trusted = hook_trust(write_project_hooks(project, hooks), hooks)
-        self.config = write_config(
-            self.codex_home,
-            project,
-            base_url,
-            model=model,
-            trusted_hooks=trusted,
-            extra=extra_config,
-        )
+        self.config = self.codex_home / "config.toml"
+        if not configured:
+            write_config(
+                self.codex_home,
+                project,
+                base_url,
+                model=model,
+                trusted_hooks=trusted,
+                extra=extra_config,
+            )
         proxy = base_url.removesuffix("/v1")
         env = {
             "HOME": str(home),
