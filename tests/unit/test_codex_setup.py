@@ -197,8 +197,11 @@ def test_init_says_when_codex_does_not_trust_the_project(tmp_path: Path) -> None
     root.mkdir()
     done = init(root, home)
     assert done.returncode == 0, done.stderr
-    assert "Trust this folder?" in done.stdout
+    assert f'add [projects."{root}"] trust_level = "trusted"' in done.stdout
     assert (home / ".codex" / "config.toml").exists()
+    (root / ".git").mkdir()  # in a git repository Codex asks itself
+    again = init(root, home)
+    assert 'Codex asks at its next start ("Trust this folder?")' in again.stdout
 
 
 def test_init_without_trust_leaves_it_to_codex(tmp_path: Path) -> None:

@@ -338,8 +338,23 @@ def run(root: str, show: bool = False, command: str | None = None, with_trust: b
     if not project_trusted(config, project):
         sys.stdout.write(
             f"note: Codex loads {hooks_path} only in a trusted project, and {config_path} does "
-            f"not trust {project} yet: in a git repository Codex asks at its next start "
-            '("Trust this folder?"); elsewhere add [projects."<the project>"] trust_level = '
-            '"trusted" to it\n'
+            f"not trust {project} yet: "
+            + (
+                'Codex asks at its next start ("Trust this folder?"): trust it there\n'
+                if in_git_repository(project)
+                else f'add [projects.{json.dumps(project)}] trust_level = "trusted" to it '
+                "(Codex asks only in a git repository)\n"
+            )
         )
     return 0
+
+
+def in_git_repository(path: str) -> bool:
+    """Whether ``path`` is in a git working tree (its own ``.git`` or one above it)."""
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
