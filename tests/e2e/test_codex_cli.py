@@ -20,6 +20,7 @@ turn, and reads what each call did from the next request. It shows, on the pinne
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,8 @@ from tests.e2e.codex.fake_api import patch as make_patch
 from tests.e2e.codex.fake_api import update_file as patch_update
 from tests.e2e.codex.tui import Codex, installed, versions
 
-VERSION = versions()[0]
+# The pinned version; `make agents-latest` runs npm's newest instead.
+VERSION = os.environ.get("PLANMODE_CODEX_VERSION") or versions()[0]
 LOG_HOOK = Path(__file__).parent / "codex" / "log_hook.py"
 ORIGINAL = "print('hello')\n"
 REASON = "Denied by the test's hook: only the plan may be written while planning"
