@@ -221,6 +221,42 @@ async def test_user_edit_in_the_buffer_is_what_gets_approved(editor: Editor, roo
     assert plan_path.read_text() == edited
 
 
+UNSAVED = "Its buffer still has unsaved changes"
+
+
+async def test_approving_over_unsaved_changes_says_how_to_leave_the_buffer_clean(
+    editor: Editor,
+) -> None:
+    """No LSP request saves or reverts a buffer: an editor keeps the buffer the plan was
+    approved from marked modified (eglot: and its file changed on disk), so the user is told.
+    Before: nothing was said."""
+    plan_path = await enter(editor)
+    task, approval = await begin_exit(editor, plan=PLAN)
+    editor.open(plan_path)
+    edited = PLAN + "3. Tell the team\n"
+    editor.change(plan_path, edited)
+    await editor.request(
+        "planMode/approve", {"approvalId": approval["approvalId"], "planSha256": sha(edited)}
+    )
+    assert (await asyncio.wait_for(task, 5))["plan"] == edited
+    (told,) = [m for m in editor.client.messages if UNSAVED in m.message]
+    assert told.type == types.MessageType.Info
+    assert told.message.startswith(f"Plan approved: {plan_path.relative_to(editor.root)} holds")
+    assert "revert the buffer to the file" in told.message and "M-x revert-buffer" in told.message
+
+    # Saved before the approval: the buffer is clean, nothing to say.
+    await editor.request("planMode/enter")
+    task, approval = await begin_exit(editor, plan=PLAN)
+    await editor.until(lambda: editor.buffers[plan_path] == PLAN)
+    plan_path.write_text(edited)
+    editor.change(plan_path, edited)
+    editor.save(plan_path)
+    await editor.request("planMode/approve", {"approvalId": approval["approvalId"]})
+    await asyncio.wait_for(task, 5)
+    await editor.settle()
+    assert len([m for m in editor.client.messages if UNSAVED in m.message]) == 1
+
+
 async def test_exit_without_a_plan_file_asks_and_approves_the_empty_plan(
     editor: Editor, root: Path
 ) -> None:

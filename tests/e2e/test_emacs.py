@@ -180,6 +180,8 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
         }
     ]
     assert COMMENT in rejected["toolResult"]
+    # The code action sends no remark: no feedback heading with nothing under it.
+    assert "The user's feedback:" not in rejected["toolResult"]
     assert agent.mode() == "plan"
 
     # The agent revises the open plan: the buffer is the file, byte for byte, unmodified.
@@ -190,11 +192,32 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
     pick(emacs, "eglot-code-actions", "Pick an action", "Undo")
     synced(emacs, agent.plan_path, UNDONE)
 
+    # A line of the user's own, unsaved, then Approve: the file gets the approved plan, but no
+    # LSP request saves or reverts a buffer, so eglot keeps it modified; the server says how
+    # to leave it clean, and reverting does.
+    emacs.keys("M->")
+    emacs.type("5. Tell the team\n")
+    edited = UNDONE + "5. Tell the team\n"
+    emacs.wait_for(
+        f"(with-current-buffer (find-buffer-visiting {elisp_string(str(agent.plan_path))}) "
+        '(and (buffer-modified-p) (string-suffix-p "team\\n" (buffer-string))))',
+        "t",
+    )
     pick(emacs, "eglot-code-actions", "Pick an action", "Approve plan")
     result = second()
     assert result["outcome"] == "approved"
-    assert result["plan"] == UNDONE
-    synced(emacs, agent.plan_path, UNDONE)
+    assert result["plan"] == edited
+    assert agent.plan_path.read_text() == edited
+    deadline = time.monotonic() + 15
+    while "Its buffer still has unsaved changes" not in emacs.messages():
+        assert time.monotonic() < deadline, emacs.messages()
+        time.sleep(0.1)
+    assert emacs.buffer(agent.plan_path) == (edited, True)
+    emacs.command("revert-buffer")
+    emacs.wait_screen("(yes or no)")
+    emacs.type("yes")
+    emacs.keys("Enter")
+    synced(emacs, agent.plan_path, edited)
 
 
 async def test_lsp_mode_lenses_and_code_actions(

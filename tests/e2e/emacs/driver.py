@@ -49,6 +49,8 @@ class Emacs:
             "LC_ALL": "C.UTF-8",
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         }
+        if "PYTHONPATH" in os.environ:  # the server Emacs starts runs the planmode under test
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         command = " ".join(
             [
                 "env",

@@ -397,7 +397,28 @@ def approve(server: PlanModeServer, params: ApproveParams) -> OkResult:
         grant=tuple(p.to_core() for p in params.allowed_prompts),
     )
     finish(server, decision)
+    if isinstance(decision, Decision):
+        tell_unsaved(server, decision.approval.plan_file_path)
     return OkResult()
+
+
+def tell_unsaved(server: PlanModeServer, path: Path) -> None:
+    """The plan was approved while its buffer held unsaved changes: the file holds the
+    approved plan now, but no LSP request saves a buffer or reverts it, so the editor keeps it
+    marked modified (and the file changed since it was read). The user is told how to leave
+    it clean (README, "Other editors")."""
+    documents = server.get_feature(buffers.Buffers)
+    document = documents.document(path)
+    if document is None or documents.saved_texts.get(path) == document.source:
+        return  # not open, or unmodified: the editor's reload brings the file along
+    server.show_message(
+        f"Plan approved: {shown_path(server, path)} holds the approved plan. Its buffer still "
+        "has unsaved changes, which a language server cannot save or discard: revert the "
+        "buffer to the file to leave it clean (Emacs: M-x revert-buffer; Vim: :e!; VS Code: "
+        "File: Revert File). Saving it instead would write what the buffer holds, review "
+        "comments included.",
+        types.MessageType.Info,
+    )
 
 
 def reject(server: PlanModeServer, params: RejectParams) -> OkResult:
