@@ -24,6 +24,7 @@ from typing import Any
 
 from gemini_hook import fresh_bytecode, gemini_hook_cost  # benchmarks/, beside this script
 from lsprotocol import types
+from opencode_plugin import opencode_plugin_cost  # benchmarks/, beside this script
 from plan_diff import plan_diff_cost  # benchmarks/, beside this script
 from pygls.lsp.client import LanguageClient
 from shell_prefix import shell_prefix_cost  # benchmarks/, beside this script
@@ -443,6 +444,7 @@ async def main(rounds: int) -> int:
     ours = startup["planmode"] | await measure("planmode", rounds)
     misses = report(ours, bare)
     misses += await hook_per_call(HOOK_ROUNDS)
+    misses += await opencode_plugin_cost(HOOK_ROUNDS * 3, Client, SERVERS["planmode"])
     misses += sandbox_overhead(rounds)
     misses += shell_prefix_cost(rounds)
     misses += plan_diff_cost(rounds)

@@ -226,6 +226,9 @@ def test_what_the_plugin_sends_and_what_a_refusal_reads(place: dict[str, Path]) 
         "sessionSlug": "calm-island",
     }
     assert write["tool"] == "write"
+    # The session's agent is followed at once, once (a subagent's is not the session's).
+    modes = [p for m, p in server.requests if m == "planMode/setMode"]
+    assert modes == [{"sessionId": "ses_a", "mode": "plan"}]
     # A subagent's call is its planning session's, as that subagent's.
     assert bash["sessionId"] == "ses_a" and bash["agentId"] == "ses_child"
     assert "permissionMode" not in bash and bash["cwd"] == str(place["workspace"] / "src")

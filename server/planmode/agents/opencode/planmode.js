@@ -14,7 +14,8 @@
 //                        runs, its question is answered Yes, the model reads the approved plan.
 //   tool.execute.after   plan_exit approved: its result is plan mode's (the approved text), and
 //                        the terminal's auto-approve follows the mode chosen in the editor.
-//   chat.params          which agent a session runs (plan: plan mode).
+//   chat.params          which agent a session runs (plan: plan mode); a switch of agents is
+//                        planMode/setMode at once.
 //   event                sessions (plan file name, subagents), plan_exit's question, an
 //                        interrupted plan_exit (its approval is withdrawn).
 //   dispose              planMode/endSession for each session.
@@ -270,6 +271,7 @@ export const PlanMode = async (input) => {
   const sessions = new Map() // session id -> OpenCode's info (slug, time.created, parentID)
   const agents = new Map() // session id -> the agent of its last model request
   const planning = new Map() // root session id -> the server's mode at its last answer
+  const reported = new Map() // root session id -> the mode last sent with setMode
   const marks = new Map() // bash call id -> the sandbox's words, quoted, for planmode's shell
   const approved = new Map() // plan_exit call id -> {text, mode}
   const holding = new Map() // plan_exit call id -> its connection, while the user decides
@@ -417,6 +419,7 @@ export const PlanMode = async (input) => {
     if (result.outcome === "approved") {
       approved.set(callID, { text: result.toolResult, mode: result.chosenMode ?? result.restoredMode })
       planning.set(sessionID, result.restoredMode)
+      reported.set(sessionID, result.restoredMode)
       return // plan_exit runs: its question is answered Yes (event), its result replaced (after)
     }
     throw new Error(result.toolResult || result.feedback || "The user rejected the plan.")
@@ -446,6 +449,18 @@ export const PlanMode = async (input) => {
     } catch {}
   }
 
+  // The user switched agents (Tab: into plan, or out of it without an approval): the editor
+  // hears it before the next tool call, as planMode/setMode.
+  async function followAgent(sessionID) {
+    const mode = modeOf(sessionID)
+    if (mode === undefined || reported.get(sessionID) === mode) return
+    if ((await info(sessionID))?.parentID) return // a subagent's mode is its session's
+    try {
+      await ask("planMode/setMode", { sessionId: sessionID, mode })
+      reported.set(sessionID, mode)
+    } catch {}
+  }
+
   function interrupted(callID) {
     const connection = holding.get(callID)
     if (connection) {
@@ -461,7 +476,9 @@ export const PlanMode = async (input) => {
     },
     "chat.params": async (request) => {
       const agent = typeof request.agent === "string" ? request.agent : request.agent?.name
-      if (typeof agent === "string" && !HIDDEN_AGENTS.has(agent)) agents.set(request.sessionID, agent)
+      if (typeof agent !== "string" || HIDDEN_AGENTS.has(agent)) return
+      agents.set(request.sessionID, agent)
+      await followAgent(request.sessionID)
     },
     event: async ({ event }) => {
       const props = event?.properties ?? {}
