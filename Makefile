@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code claude-code-latest gemini gemini-latest opencode opencode-latest agents-latest
+.PHONY: help install demo check test unit unit-client e2e lint typecheck format schema clean editors bench vscode vscode-test lint-client dist claude-code claude-code-latest gemini gemini-latest opencode opencode-latest codex codex-latest agents-latest
 
 CLIENT := vscode-client
 NODE_STAMP := $(CLIENT)/node_modules/.installed
@@ -71,7 +71,7 @@ demo: install
 check: lint lint-client typecheck unit unit-client
 
 ## test: everything CI runs: lint, types, the client, every Python test with real editors
-test: install editors claude-code gemini opencode lint lint-client typecheck vscode-test
+test: install editors claude-code gemini opencode codex lint lint-client typecheck vscode-test
 	PLANMODE_NO_SKIP=1 $(PY) -m pytest -q
 
 ## editors: Neovim, Emacs, tmux, bubblewrap and iproute2 for the end-to-end tests (apt-get, once)
@@ -159,8 +159,26 @@ opencode-latest: install editors
 	PLANMODE_OPENCODE_VERSION=$$v PLANMODE_NO_SKIP=1 $(PY) -m pytest -q \
 	  tests/e2e/test_opencode.py tests/e2e/test_opencode_cli.py
 
+## codex: the pinned Codex CLI for the end-to-end tests (npm, once)
+# The real Codex CLI for tests/e2e/test_codex*.py: the version tests/e2e/codex/versions.txt
+# pins, from npm into the e2e cache, once (install.sh stamps it as the Claude Code recipe does).
+# One that cannot be installed is reported here and its tests are skipped with the reason.
+CODEX_VERSION := $(shell cat tests/e2e/codex/versions.txt)
+
+codex:
+	@tests/e2e/codex/install.sh $(CODEX_VERSION) || true
+
+## codex-latest: the real Codex CLI tests against npm's newest release (not in make test)
+codex-latest: install editors
+	@v=$$(npm view @openai/codex version) \
+	  || { echo "npm cannot tell the newest Codex CLI"; exit 1; }; \
+	echo "npm's newest Codex CLI: $$v"; \
+	tests/e2e/codex/install.sh $$v || exit 1; \
+	PLANMODE_CODEX_VERSION=$$v PLANMODE_NO_SKIP=1 $(PY) -m pytest -q \
+	  tests/e2e/test_codex.py tests/e2e/test_codex_cli.py
+
 ## agents-latest: every agent's real-CLI tests against npm's newest releases (not in make test)
-agents-latest: claude-code-latest gemini-latest opencode-latest
+agents-latest: claude-code-latest gemini-latest opencode-latest codex-latest
 
 ## bench: speed against a bare pygls server, in one run (not part of make test)
 bench: install

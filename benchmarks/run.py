@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from codex_hook import codex_hook_cost  # benchmarks/, beside this script
 from gemini_hook import fresh_bytecode, gemini_hook_cost  # benchmarks/, beside this script
 from lsprotocol import types
 from opencode_plugin import opencode_plugin_cost  # benchmarks/, beside this script
@@ -445,6 +446,7 @@ async def main(rounds: int) -> int:
     misses = report(ours, bare)
     misses += await hook_per_call(HOOK_ROUNDS)
     misses += await opencode_plugin_cost(HOOK_ROUNDS * 3, Client, SERVERS["planmode"])
+    misses += await codex_hook_cost(HOOK_ROUNDS, Client, SERVERS["planmode"])
     misses += sandbox_overhead(rounds)
     misses += shell_prefix_cost(rounds)
     misses += plan_diff_cost(rounds)
