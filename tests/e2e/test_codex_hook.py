@@ -207,3 +207,29 @@ def test_an_input_that_cannot_be_read_is_refused() -> None:
     told = reason(hook('{"hook_event_name": "PreToolUse", "tool_name": "Bash", '))
     assert told.startswith("Denied by plan mode (the hook input cannot be read)")
     assert hook("[]") is None  # not a tool call: nothing to refuse
+
+
+async def test_a_granted_prompt_answers_codexs_question(editor: Editor, recorded: Recorded) -> None:
+    """Outside Plan mode Codex asks the user for rm -rf; a command an approved plan of the
+    session granted is allowed unasked (PermissionRequest), anything else is left to the user."""
+    await editor.endpoint()
+    await ask(recorded.event("02_PreToolUse_Bash.json"))  # the session plans
+    grant = [{"tool": "Bash", "prompt": "rm -rf src"}]
+    exiting = editor.start(
+        "planMode/exit", {"sessionId": SESSION, "plan": PLAN, "allowedPrompts": grant}
+    )
+    requested = await editor.wait_for("planMode/approvalRequested", timeout=30)
+    await editor.request(
+        "planMode/approve", {"approvalId": requested["approvalId"], "allowedPrompts": grant}
+    )
+    await exiting
+    recorded.write_transcript(mode="default")
+    allowed = await ask(recorded.event("08_PermissionRequest_Bash.json"))
+    assert allowed == {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"},
+        }
+    }
+    other = recorded.event("08_PermissionRequest_Bash.json", tool_input={"command": "rm -rf /"})
+    assert await ask(other) is None
