@@ -32,7 +32,7 @@ The greeting is slow; see `src/slow.py`.
 ## Implementation steps
 1. Add an LRU cache in `src/cache.py`
 2. Use the cache from **server/app.py** when serving requests
-3. Document the cache in [the docs](docs/cache.md) and the README
+3. Document the cache in [the docs](notes/cache.md) and the README
 4. Run tests
 - [x] Write the design note
 5. Run tests
@@ -64,7 +64,7 @@ def test_the_steps_of_the_approved_plan_start_pending_a_ticked_box_done(
     assert [s.text for s in progress.steps] == [
         "Add an LRU cache in `src/cache.py`",
         "Use the cache from **server/app.py** when serving requests",
-        "Document the cache in [the docs](docs/cache.md) and the README",
+        "Document the cache in [the docs](notes/cache.md) and the README",
         "Run tests",
         "Write the design note",
         "Run tests",
@@ -285,7 +285,7 @@ def test_tasks_created_before_approval_carry_over(root: Path) -> None:
 WRITE_TABLE = [
     pytest.param("src/cache.py", 0, id="path"),
     pytest.param("server/app.py", 1, id="bold-path"),
-    pytest.param("docs/cache.md", 2, id="link-target"),
+    pytest.param("notes/cache.md", 2, id="link-target"),
     pytest.param("README", 2, id="prose-file-name"),
     pytest.param("lib/cache.py", 0, id="file-name-elsewhere"),
     pytest.param("src/slow.py", None, id="named-only-outside-the-steps"),
