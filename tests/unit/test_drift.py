@@ -1,4 +1,4 @@
-"""Drift: writes of files the approved plan never names (docs/protocol.md §10.2;
+"""Drift: writes of files the approved plan never names (docs/protocol.md §12.2;
 planmode/core/drift.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The plan library: statuses, the record of decisions, the listing
-(docs/protocol.md §10.3; planmode/core/library.py)."""
+(docs/protocol.md §12.3; planmode/core/library.py)."""
 
 from __future__ import annotations
 

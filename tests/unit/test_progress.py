@@ -1,5 +1,5 @@
 """Progress of an approved plan: todos, writes, the user's marks, drift, persistence
-(docs/protocol.md §10.1–§10.2; planmode/core/progress.py)."""
+(docs/protocol.md §12.1–§12.2; planmode/core/progress.py)."""
 
 from __future__ import annotations
 

@@ -173,10 +173,10 @@ def test_a_wrong_reference_into_docs_is_found() -> None:
     for text in right:
         assert _wrong_references(here, text) == [], text
     wrong = {
-        "docs/protocol.md \u00a712": "no section 12",
+        "docs/protocol.md \u00a742": "no section 42",
         "docs/protocol.md section 5.9": "no section 5.9",
-        "docs/protocol.md\n    \u00a72\u2013\u00a713": "no section 13",
-        "docs/protocol.md \u00a71, and later \u00a714": "no section 14",
+        "docs/protocol.md\n    \u00a72\u2013\u00a743": "no section 43",
+        "docs/protocol.md \u00a71, and later \u00a744": "no section 44",
         "docs/nothing.md \u00a71": "docs/nothing.md does not exist",
         'docs/protocol.md, "Teammates"': "holds no 'Teammates'",
         'docs/protocol.md \u00a76, "Teammates: authenticated answers"': "is not in section 6",

@@ -1,5 +1,5 @@
 """The steps of a plan, its verification section, text normalisation and the files it names
-(docs/protocol.md §10.1; rules in planmode/core/steps.py)."""
+(docs/protocol.md §12.1; rules in planmode/core/steps.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Drift: a write, while a session executes its approved plan, of a file the plan never names.
 
-docs/protocol.md §10.2. The rules, all pure:
+docs/protocol.md §12.2. The rules, all pure:
 
 * **What is a write**: ``Write``, ``Edit``, ``MultiEdit`` (``file_path``), ``NotebookEdit``
   (``notebook_path``), and every target of a ``planMode/applyEdit`` (the caller passes them).

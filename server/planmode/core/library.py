@@ -1,6 +1,6 @@
 """The plan library: every plan of the workspace with its status, and the record behind it.
 
-docs/protocol.md §10.3. A plan's **status** follows from what the server knows of it
+docs/protocol.md §12.3. A plan's **status** follows from what the server knows of it
 (:func:`plan_status`), in this order:
 
 1. an approval waits on it → ``underReview``;

@@ -1,6 +1,6 @@
 """Progress: the steps of the plan a session executes, as they get done, and its drift.
 
-docs/protocol.md §10.1–§10.2. From an approval until plan mode is entered again (or the next
+docs/protocol.md §12.1–§12.2. From an approval until plan mode is entered again (or the next
 approval) a session *executes* its approved plan; :class:`Progress` is that execution's state,
 a state machine without I/O. Every transition returns whether anything changed (the server
 sends ``planMode/didChangeProgress`` only then); bad input from the user or an adapter raises

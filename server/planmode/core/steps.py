@@ -1,6 +1,6 @@
 """The steps of an approved plan, its verification section, and the files it names.
 
-What progress reads from a plan's Markdown (docs/protocol.md §10.1); pure text, no state.
+What progress reads from a plan's Markdown (docs/protocol.md §12.1); pure text, no state.
 
 **Steps.** The steps are the top-level list items (``-``, ``*``, ``+``, ``1.``, ``1)``, task
 boxes ``- [ ]`` / ``- [x]``) of the plan's *steps section*: the first section, in document
