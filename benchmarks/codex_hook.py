@@ -118,9 +118,3 @@ async def codex_hook_cost(rounds: int, client: Callable[[Path], Any], server: li
     )
     return 0 if ok else 1
 
-
-if __name__ == "__main__":  # the figure alone: python benchmarks/codex_hook.py
-    sys.path.insert(0, str(Path(__file__).parent))
-    from run import HOOK_ROUNDS, SERVERS, Client  # type: ignore[import-not-found]
-
-    raise SystemExit(asyncio.run(codex_hook_cost(HOOK_ROUNDS, Client, SERVERS["planmode"])))
