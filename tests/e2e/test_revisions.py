@@ -110,6 +110,12 @@ async def test_revision_during_pending_approval_hunk_by_hunk(editor: Editor, roo
     )
     assert (b_line, b_keep, b_undo) == (6, "Keep (+2 −1)", "Undo: restores “Run pytest”")
     assert a_args["path"] == str(path) and a_args["hunkId"] != b_args["hunkId"]
+    # listHunks says the same, with the removed lines' text (an editor's ghost text).
+    listed = (await editor.request("planMode/listHunks", {"path": str(path)}))["hunks"]
+    assert [(h["line"], h["added"], h["removed"], h["removedLines"]) for h in listed] == [
+        (3, 0, 1, ["2. Change the greeting"]),
+        (6, 2, 1, ["Run pytest"]),
+    ]
 
     # Undo the last-line hunk: exactly the old text comes back, through the editor.
     edits_before = len(editor.applied_edits)

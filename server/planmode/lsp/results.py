@@ -371,7 +371,8 @@ class RevisionDiffResult(Payload):
 
 
 class HunkInfo(Payload):
-    """An unreviewed hunk of an agent's change, with its Keep and Undo lens titles."""
+    """An unreviewed hunk of an agent's change, with its Keep and Undo lens titles and the
+    text of the lines it removed (``removedLines``, an addition: the editor's ghost text)."""
 
     path: str
     hunk_id: str
@@ -380,6 +381,7 @@ class HunkInfo(Payload):
     removed: int
     keep_title: str
     undo_title: str
+    removed_lines: list[str]
 
 
 class ListHunksResult(Payload):
