@@ -37,6 +37,11 @@ export const TEAMMATE_KEY = "planMode/teammateKey";
 // Ours: answered at once; a hook waiting on a pending exit asks after a silence, and takes no
 // answer for a dead or hung server (docs/protocol.md §10).
 export const PING = "planMode/ping";
+// Ours: the plan library (docs/protocol.md §12.3): a plan saved for later (the contract's
+// name), taken up again by a session, and any version of a plan's history in full.
+export const SAVE_FOR_LATER = "planMode/saveForLater";
+export const TAKE_UP_PLAN = "planMode/takeUpPlan";
+export const REVISION_TEXT = "planMode/revisionText";
 
 // Notifications (server -> client)
 export const DID_CHANGE_STATE = "planMode/didChangeState";
@@ -46,6 +51,7 @@ export const APPROVAL_RESOLVED = "planMode/approvalResolved";
 // workspace/executeCommand commands (also the code lenses' commands)
 export const COMMAND_APPROVE = "planMode.approve";
 export const COMMAND_REJECT = "planMode.reject";
+export const COMMAND_SAVE_FOR_LATER = "planMode.saveForLater";
 export const COMMAND_KEEP_HUNK = "planMode.keepHunk";
 export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
 
@@ -53,6 +59,7 @@ export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
 export const LENS_APPROVE = "Approve plan";
 export const LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits";
 export const LENS_REJECT = "Reject…";
+export const LENS_SAVE_FOR_LATER = "Save for later";
 // Appended to the Approve lens while the open buffer did not take the server's last change.
 export const LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)";
 

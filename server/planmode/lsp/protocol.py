@@ -40,6 +40,11 @@ TEAMMATE_KEY = "planMode/teammateKey"
 # Ours: answered at once; a hook waiting on a pending exit asks after a silence, and takes no
 # answer for a dead or hung server (docs/protocol.md §10).
 PING = "planMode/ping"
+# Ours: the plan library (docs/protocol.md §12.3): a plan saved for later (the contract's
+# name), taken up again by a session, and any version of a plan's history in full.
+SAVE_FOR_LATER = "planMode/saveForLater"
+TAKE_UP_PLAN = "planMode/takeUpPlan"
+REVISION_TEXT = "planMode/revisionText"
 
 # Notifications (server -> client)
 DID_CHANGE_STATE = "planMode/didChangeState"
@@ -49,6 +54,7 @@ APPROVAL_RESOLVED = "planMode/approvalResolved"
 # workspace/executeCommand commands (also the code lenses' commands)
 COMMAND_APPROVE = "planMode.approve"
 COMMAND_REJECT = "planMode.reject"
+COMMAND_SAVE_FOR_LATER = "planMode.saveForLater"
 COMMAND_KEEP_HUNK = "planMode.keepHunk"
 COMMAND_UNDO_HUNK = "planMode.undoHunk"
 
@@ -56,6 +62,7 @@ COMMAND_UNDO_HUNK = "planMode.undoHunk"
 LENS_APPROVE = "Approve plan"
 LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits"
 LENS_REJECT = "Reject…"
+LENS_SAVE_FOR_LATER = "Save for later"
 # Appended to the Approve lens while the open buffer did not take the server's last change.
 LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)"
 
