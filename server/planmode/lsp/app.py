@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 FEATURE_MODULES = (
     "lifecycle",
     "transport.endpoint",
+    "features.state",
     "features.buffers",
     "features.settings",
     "features.sessions",

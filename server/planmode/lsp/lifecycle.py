@@ -15,6 +15,7 @@ from planmode.lsp.features.settings import (
     plan_mode_section,
     reload_settings,
 )
+from planmode.lsp.features.state import SessionStates, publish_state, session_for
 from planmode.lsp.features.teammates import watch as team_watch
 from planmode.lsp.params import Params
 from planmode.lsp.server import PlanModeServer, workspace_root
@@ -31,7 +32,7 @@ def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
     server.get_feature(Editor).name = params.client_info.name if params.client_info else None
     session_id = init_options.get("sessionId") if isinstance(init_options, dict) else None
     if isinstance(session_id, str) and session_id:
-        server.default_session_id = session_id
+        server.get_feature(SessionStates).default_id = session_id
     # Warnings are shown once the client is ready, by the full re-read in `initialized`.
     settings, _warnings = load_settings(service.root, init_options)
     service.update_settings(settings)
@@ -42,11 +43,11 @@ async def initialized(server: PlanModeServer, _params: types.InitializedParams) 
     await server.get_feature(Endpoint).start()
     server.run_task(team_watch.watch(server))
     try:
-        session = server.session_for(Params())
+        session = session_for(server, Params())
     except PlanModeError as exc:  # a bad sessionId in initializationOptions
         server.show_message(f"initializationOptions.planMode.sessionId: {exc}")
         return
-    server.publish_state(session, force=True)
+    publish_state(server, session, force=True)
 
 
 def shutdown(server: PlanModeServer, _params: None) -> None:

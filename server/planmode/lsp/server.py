@@ -7,10 +7,11 @@ a module-level function taking the server first, ``handler(server, params)``: st
 methods through ``server.feature`` (pygls passes the server to a first parameter annotated
 with the server's class), ``planMode/*`` methods and commands through :meth:`request` and
 :meth:`command_request`. This module holds what they share: those two decorators, which
-validate params and turn core errors into JSON-RPC errors, the sessions, state notifications,
-and tracked background tasks. A feature's state (an exit's waiter, the buffers, the lens memo)
-is a :class:`Feature` object its module makes in ``register()`` and finds by type
-(:meth:`PlanModeServer.get_feature`), as esbonio's are: the server keeps no feature's state.
+validate params and turn core errors into JSON-RPC errors, the service, typed notifications
+and tracked background tasks. A feature's state (an exit's waiter, the buffers, the lens memo,
+the state last sent of each session: ``features/state.py``) is a :class:`Feature` object its
+module makes in ``register()`` and finds by type (:meth:`PlanModeServer.get_feature`), as
+esbonio's are: the server keeps no feature's state.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import asyncio
 import inspect
 import logging
 import os
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -50,9 +50,8 @@ from planmode.lsp.transport.messages import MessageId
 if TYPE_CHECKING:
     from planmode.core import errors
     from planmode.core.service import PlanModeService
-    from planmode.core.session import Session
     from planmode.lsp.params import Params
-    from planmode.lsp.results import Payload, SessionState
+    from planmode.lsp.results import Payload
 
 log = logging.getLogger(__name__)
 
@@ -225,11 +224,6 @@ class PlanModeServer(LanguageServer):
         self.wire_methods: dict[str, WireMethod] = {}
         # Registers the features when start-up left them for after initialize (lsp/app.py).
         self.feature_loader: Callable[[PlanModeServer], None] | None = None
-        # The session of a request without sessionId (initialize may name it).
-        self.default_session_id: str = str(uuid.uuid4())
-        self._last_state: dict[str, SessionState] = {}
-        # Warnings the user has been shown once, never again (where the state is kept).
-        self.shown_warnings: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         # Set at shutdown: background loops end.
         self.stopping = False
@@ -282,23 +276,6 @@ class PlanModeServer(LanguageServer):
             feature.service_started(self._service)
         return self._service
 
-    def session_for(self, params: Params) -> Session:
-        # Only an absent sessionId means the default session; "" is invalid, not "default".
-        session_id = self.default_session_id if params.session_id is None else params.session_id
-        session = self.service.require_session(session_id)
-        for lost in self.service.lost_sessions:
-            self.show_message(
-                f"The saved state of plan-mode session {lost} was unreadable and was moved "
-                "aside; that session starts again in default mode.",
-                types.MessageType.Error,
-            )
-        self.service.lost_sessions.clear()
-        for warning in self.service.state_warnings():
-            if warning not in self.shown_warnings:
-                self.shown_warnings.add(warning)
-                self.show_message(warning)
-        return session
-
     # -- client capabilities --------------------------------------------------------------
     def client_supports(self, *path: str) -> bool:
         node: Any = self.client_capabilities
@@ -318,16 +295,6 @@ class PlanModeServer(LanguageServer):
         if type(params) is not expected:
             raise TypeError(f"{method} takes {expected}, not {type(params).__name__}")
         self.protocol.notify(method, params.wire())
-
-    def publish_state(self, session: Session, force: bool = False) -> SessionState:
-        """Send ``planMode/didChangeState`` when the session's state differs from the last."""
-        from planmode.lsp.results import SessionState
-
-        state = SessionState.model_validate(self.service.state(session))
-        if force or self._last_state.get(session.id) != state:
-            self._last_state[session.id] = state
-            self.notify(protocol.DID_CHANGE_STATE, state)
-        return state
 
     def show_message(self, text: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         log.warning("%s", text)

@@ -32,6 +32,7 @@ from planmode.lsp.features.agents import (
     plan_file_report,
     plan_in_exit,
 )
+from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.params import (
     ApproveParams,
@@ -81,7 +82,7 @@ class Approvals(Feature):
 
 
 async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResult | PendingExit:
-    session = server.session_for(params)
+    session = session_for(server, params)
     call = agent_call(server, params)
     follow_agent(server, session, params, call)
     # An agent whose exit brings its plan (Codex): that plan is its submission.
@@ -95,7 +96,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         if teammate_result.outcome == "awaitingLeaderApproval":
             # Before answering: the lead sees the request only once it holds its key.
             await team_keys.deliver(server, session)
-        server.publish_state(session)
+        publish_state(server, session)
         return ExitResult.model_validate(teammate_result)
     try:
         is_open = server.get_feature(buffers.Buffers).document(
@@ -128,7 +129,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
             return waiter.result()
     diagnostics.publish(server, approval.plan_file_path)
     server.notify(protocol.APPROVAL_REQUESTED, Approval.model_validate(approval))
-    server.publish_state(session)
+    publish_state(server, session)
     server.refresh_code_lenses()
     server.run_task(show_plan(server, approval))
     if params.detach:
@@ -144,7 +145,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         # The agent gave up waiting ($/cancelRequest): plan mode stays, the request is gone.
         if server.service.cancel(approval):
             notify_resolved(server, approval.approval_id, "cancelled")
-            server.publish_state(session)
+            publish_state(server, session)
             server.refresh_code_lenses()
         raise
     finally:
@@ -183,7 +184,7 @@ def follow_agent(
     if mode in PERMISSION_MODES and mode != session.modes.mode:
         try:
             change_mode(server, session, mode)
-            server.publish_state(session)
+            publish_state(server, session)
         except PlanModeError as exc:
             # The decision still follows the mode the session could keep.
             log.warning("session %s stays in %s: %s", session.id, session.modes.mode, exc.message)
@@ -352,7 +353,7 @@ def finish(server: PlanModeServer, decision: Decision | TeammateAnswer) -> None:
     notify_resolved(server, approval.approval_id, outcome, result.restored_mode)
     session = server.service.sessions.get(approval.session_id)
     if session is not None:
-        server.publish_state(session)
+        publish_state(server, session)
     server.refresh_code_lenses()
 
 

@@ -20,6 +20,7 @@ from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics
 from planmode.lsp.features.buffers import Buffers, line_edits
+from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ApplyEditParams
 from planmode.lsp.results import ApplyEditResult
 from planmode.lsp.server import PlanModeServer, uri_to_path
@@ -148,7 +149,7 @@ def parse_workspace_edit(raw: dict[str, Any]) -> types.WorkspaceEdit:
 
 
 async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEditResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     # Checked, forwarded and written: only the resolved URIs, never the agent's spellings.
     workspace_edit = canonical_edit(parse_workspace_edit(params.edit))
     operations = to_operations(workspace_edit)
@@ -197,7 +198,7 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
         for path, text in plan_texts.items():
             service.agent_edited(path, text, params.label or "agent edit")
             diagnostics.publish(server, path)
-        server.publish_state(session)
+        publish_state(server, session)
         server.refresh_code_lenses()
     return result
 

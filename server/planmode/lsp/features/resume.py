@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from planmode.lsp import protocol
+from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ForkParams, ResumeParams
 from planmode.lsp.results import ForkResult, ResumeResult
 from planmode.lsp.server import PlanModeServer
 
 
 def resume(server: PlanModeServer, params: ResumeParams) -> ResumeResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     restored, path = server.service.resume(session, params.transcript, params.remote)
-    server.publish_state(session)
+    publish_state(server, session)
     return ResumeResult(restored=restored, plan_file_path=str(path))
 
 
 def fork(server: PlanModeServer, params: ForkParams) -> ForkResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     copied, path = server.service.fork(session, params.transcript)
-    server.publish_state(session)
+    publish_state(server, session)
     return ForkResult(copied=copied, plan_file_path=str(path))
 
 

@@ -10,6 +10,7 @@ from pygls.uris import to_fs_path
 from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
 from planmode.lsp.features import buffers, codelens
+from planmode.lsp.features.state import session_for
 from planmode.lsp.params import (
     HunkParams,
     ListHunksParams,
@@ -31,7 +32,7 @@ from planmode.lsp.server import PlanModeServer
 def plan_file(server: PlanModeServer, params: Params, raw: str | None) -> Path:
     """The plan file a request names (a path or a file: URI), or the session's own."""
     if raw is None:
-        return server.service.plan_path(server.session_for(params))
+        return server.service.plan_path(session_for(server, params))
     # The spelling as sent, not yet resolved: the plan-file rule reads it both ways.
     local = to_fs_path(raw) if raw.startswith("file:") else raw
     path = server.service.find_plan_file(local)

@@ -10,6 +10,7 @@ from lsprotocol import types
 from planmode.core import prompts
 from planmode.lsp import protocol
 from planmode.lsp.features.approval import answer_superseded, change_mode
+from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import (
     EndSessionParams,
     EnterParams,
@@ -37,23 +38,23 @@ class Editor(Feature):
 
 
 def get_state(server: PlanModeServer, params: GetStateParams) -> SessionState:
-    return server.publish_state(server.session_for(params))
+    return publish_state(server, session_for(server, params))
 
 
 def set_mode(server: PlanModeServer, params: SetModeParams) -> SessionState:
-    session = server.session_for(params)
+    session = session_for(server, params)
     change_mode(server, session, params.mode)
-    return server.publish_state(session)
+    return publish_state(server, session)
 
 
 def enter(server: PlanModeServer, params: EnterParams) -> EnterResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     message = server.service.enter(session, params.agent_id)
-    return EnterResult(message=message, state=server.publish_state(session))
+    return EnterResult(message=message, state=publish_state(server, session))
 
 
 async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> SlashCommandResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     editor = None
     if server.client_supports("window", "show_document", "support"):
         editor = server.get_feature(Editor).name or "your editor"
@@ -62,7 +63,7 @@ async def slash_command(server: PlanModeServer, params: SlashCommandParams) -> S
     if result.open_path is not None:
         message = await open_in_editor(server, result.open_path)
     return SlashCommandResult(
-        message=message, should_query=result.should_query, state=server.publish_state(session)
+        message=message, should_query=result.should_query, state=publish_state(server, session)
     )
 
 
@@ -86,12 +87,12 @@ def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResu
 
 
 def end_session(server: PlanModeServer, params: EndSessionParams) -> SessionState:
-    session = server.session_for(params)
+    session = session_for(server, params)
     pending = server.service.end_session(session)
     if pending is not None:
         answer_superseded(server, pending, "The session ended before the plan was decided.")
         server.refresh_code_lenses()
-    return server.publish_state(session)
+    return publish_state(server, session)
 
 
 def register(server: PlanModeServer) -> None:

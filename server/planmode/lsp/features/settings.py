@@ -10,6 +10,7 @@ from lsprotocol import types
 from planmode.core.settings import load_settings
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics
+from planmode.lsp.features.state import publish_state
 from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -68,9 +69,9 @@ async def reload_settings(
     if location_warning and (announce_plans_directory or location_warning != before):
         server.show_message(location_warning)
     for session in changed:
-        server.publish_state(session)
+        publish_state(server, session)
     for session in list(service.sessions.values()):
-        server.publish_state(session)
+        publish_state(server, session)
     # planFormat decides some diagnostics: show open plans' findings under the new settings.
     for uri in list(server.workspace.text_documents):
         diagnostics.refresh(server, uri_to_path(uri))

@@ -18,6 +18,7 @@ from planmode.lsp.features.agents import (
     plan_in_exit,
 )
 from planmode.lsp.features.approval import follow_agent
+from planmode.lsp.features.state import session_for
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
 from planmode.lsp.server import Feature, PlanModeServer
@@ -43,7 +44,7 @@ class TranscriptWaits(Feature):
 
 
 async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckToolResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     call = agent_call(server, params, params.cwd)
     follow_agent(server, session, params, call)
     if (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planmode.core import workflow
 from planmode.lsp import protocol
+from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.features.teammates import keys as team_keys
 from planmode.lsp.params import AgentDefinitionsParams, NextTurnParams
 from planmode.lsp.results import (
@@ -17,12 +18,12 @@ from planmode.lsp.server import PlanModeServer
 
 
 def next_turn(server: PlanModeServer, params: NextTurnParams) -> NextTurnResult:
-    session = server.session_for(params)
+    session = session_for(server, params)
     attachments, response = server.service.next_turn(session, params.agent_id)
     if session.awaiting_request is not None:
         # Still waiting for the lead: its server may have started (again) since.
         server.run_task(team_keys.deliver(server, session))
-    server.publish_state(session)
+    publish_state(server, session)
     # With the lead's answer to this teammate's plan (approved: the exit attachment follows).
     return NextTurnResult(
         attachments=[Attachment.model_validate(a) for a in attachments],
