@@ -1,6 +1,6 @@
 """The one framer (server/planmode/lsp/transport/framing.py): lenient reading that survives
 garbage, strict reading for TCP, a body's JSON read without recursing — and the Claude Code
-hook's minimal copy of it (server/planmode/agents/claude_code/client.py), which must read every
+hook's minimal copy of it (server/planmode/agents/hookclient.py), which must read every
 byte stream exactly as the framer does."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planmode.agents.claude_code import client
+from planmode.agents import hookclient
 from planmode.lsp.transport import framing
 from planmode.lsp.transport.framing import MAX_CONTENT_LENGTH, NotFramed, Reader
 
@@ -32,14 +32,14 @@ def framer_reads(stream: bytes, chunks: list[int] | None = None) -> list[bytes]:
 
 
 def hook_reads(stream: bytes, chunks: list[int] | None = None) -> list[bytes]:
-    """The same through the hook's copy (agents/claude_code/client.py): a buffer it reads whole
+    """The same through the hook's copy (agents/hookclient.py): a buffer it reads whole
     messages off."""
     buffer, bodies, at = b"", [], 0
     for size in [*(chunks or []), len(stream)]:
         buffer += stream[at : at + size]
         at += size
         while True:
-            body, buffer = client.next_message(buffer)
+            body, buffer = hookclient.next_message(buffer)
             if body is None:
                 break
             bodies.append(body)
@@ -124,8 +124,8 @@ def test_any_stream_in_any_pieces_reads_the_same(pieces: list[bytes], chunks: li
 
 
 def test_the_hooks_copy_writes_and_limits_as_the_framer() -> None:
-    assert client.frame(A) == framing.frame(A)
-    assert client.MAX_CONTENT_LENGTH == framing.MAX_CONTENT_LENGTH
+    assert hookclient.frame(A) == framing.frame(A)
+    assert hookclient.MAX_CONTENT_LENGTH == framing.MAX_CONTENT_LENGTH
     assert json.loads(framing.encode({"id": 1})[len(b"Content-Length: 9\r\n\r\n") :]) == {"id": 1}
 
 

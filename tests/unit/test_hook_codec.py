@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planmode.agents.claude_code import client
+from planmode.agents import hookclient
 
 JSON = st.recursive(
     st.none()
@@ -27,21 +27,21 @@ JSON = st.recursive(
 
 @given(JSON)
 def test_round_trips_like_json(value: Any) -> None:
-    text = client.dumps(value)
+    text = hookclient.dumps(value)
     assert json.loads(text) == value
-    assert client.loads(text) == value
-    assert client.loads(json.dumps(value, indent=2).encode()) == value
+    assert hookclient.loads(text) == value
+    assert hookclient.loads(json.dumps(value, indent=2).encode()) == value
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "{", '{"a": }', "[1] x", "{'a': 1}", b"\xff"])
 def test_what_is_not_json_is_a_value_error(bad: str | bytes) -> None:
     with pytest.raises(ValueError):
-        client.loads(bad)
+        hookclient.loads(bad)
 
 
 def test_unencodable_values_are_a_type_error() -> None:
     with pytest.raises(TypeError):
-        client.dumps({"x": object()})
+        hookclient.dumps({"x": object()})
 
 
 def test_the_hook_path_imports_neither_json_nor_socket_nor_typing() -> None:
@@ -63,8 +63,8 @@ def test_json_cut_short_is_a_value_error(cut: str) -> None:
     """Inside an array or object the C scanner reports through json.decoder, which the hook
     does not load: still a ValueError (it was a SystemError)."""
     code = (
-        "import sys; from planmode.agents.claude_code import client\n"
-        f"try: client.loads({cut!r})\n"
+        "import sys; from planmode.agents import hookclient\n"
+        f"try: hookclient.loads({cut!r})\n"
         "except ValueError: print('json' in sys.modules)\n"
     )
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -34,10 +34,11 @@ printed, so Claude Code asks as usual. A record whose server is gone (it died), 
 fails or stops answering, an input that cannot be read: while the session plans, the call is
 denied (fail closed); otherwise nothing is printed. Every input gets an answer and exit 0.
 
-How each answer is written back is here; the request itself is :mod:`.client`'s, and what
-each Claude Code version does with an answer is :mod:`.versions`'. Stdlib only, and only what
-this path needs: it runs before every tool call, so its start-up is measured (``make bench``;
-no ``json``, ``re``, ``typing`` or ``socket`` module: see :mod:`.client`).
+How each answer is written back is here; the request itself is every agent's hook client's
+(:mod:`planmode.agents.hookclient`), and what each Claude Code version does with an answer is
+:mod:`.versions`'. Stdlib only, and only what this path needs: it runs before every tool call,
+so its start-up is measured (``make bench``; no ``json``, ``re``, ``typing`` or ``socket``
+module: see :mod:`planmode.agents.hookclient`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import sys
 
 from planmode import runtime
 from planmode.agents.claude_code import shell_prefix
-from planmode.agents.claude_code.client import (
+from planmode.agents.hookclient import (
     HookError,
     NoServer,
     ServerGone,

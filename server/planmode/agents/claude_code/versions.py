@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from planmode.agents.claude_code.client import loads
+from planmode.agents.hookclient import loads
 
 # The newest Claude Code measured to run a hook-rewritten Bash line without asking.
 SANDBOX_REWRITE_UP_TO = (2, 1, 197)

@@ -27,7 +27,7 @@ import stat
 import time
 
 from planmode import runtime
-from planmode.agents.claude_code.client import dumps, loads
+from planmode.agents.hookclient import dumps, loads
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (the hook's start-up).
 TYPE_CHECKING = False

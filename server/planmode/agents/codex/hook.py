@@ -33,8 +33,8 @@ read), a server that is gone, fails or does not answer refuses the call, and a p
 cannot be reviewed blocks the turn end once with why: Codex itself runs a call when a hook
 crashes, times out or prints no JSON, so this never does any of those. Always exit 0.
 
-Stdlib only: it runs before every tool call (``make bench``). The endpoint's client is Claude
-Code's hook's (:mod:`planmode.agents.claude_code.client`): one request over the socket.
+Stdlib only: it runs before every tool call (``make bench``). The endpoint's client is every
+agent's hook's (:mod:`planmode.agents.hookclient`): one request over the socket.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ import os
 import sys
 
 from planmode import runtime
-from planmode.agents.claude_code.client import (
+from planmode.agents.codex import transcript
+from planmode.agents.hookclient import (
     HookError,
     NoServer,
     ServerGone,
@@ -52,7 +53,6 @@ from planmode.agents.claude_code.client import (
     loads,
     request,
 )
-from planmode.agents.codex import transcript
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False

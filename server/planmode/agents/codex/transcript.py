@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from planmode.agents.claude_code.client import loads
+from planmode.agents.hookclient import loads
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (the hook's start-up).
 TYPE_CHECKING = False

@@ -46,8 +46,8 @@ planmode. While the session plans (as last noted, :mod:`.notes`), and for any
 ``exit_plan_mode``, a server that is gone, fails or does not answer refuses the call with why:
 Gemini runs a call whose hook crashes or times out, so this never does either. Always exit 0.
 
-Stdlib only: it runs before every tool call (``make bench``). The endpoint's client is Claude
-Code's hook's (:mod:`planmode.agents.claude_code.client`).
+Stdlib only: it runs before every tool call (``make bench``). The endpoint's client is every
+agent's hook's (:mod:`planmode.agents.hookclient`).
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ import os
 import sys
 
 from planmode import runtime
-from planmode.agents.claude_code.client import (
+from planmode.agents.gemini import notes, transcript, versions
+from planmode.agents.gemini.versions import EDIT_TOOLS, ENTER_TOOL, EXIT_TOOL, SHELL_TOOL
+from planmode.agents.hookclient import (
     HookError,
     NoServer,
     ServerGone,
@@ -65,8 +67,6 @@ from planmode.agents.claude_code.client import (
     loads,
     request,
 )
-from planmode.agents.gemini import notes, transcript, versions
-from planmode.agents.gemini.versions import EDIT_TOOLS, ENTER_TOOL, EXIT_TOOL, SHELL_TOOL
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
 TYPE_CHECKING = False
@@ -335,7 +335,7 @@ def wait_for_decision(
     import _socket
     import time
 
-    from planmode.agents.claude_code.client import PING, frame, next_message
+    from planmode.agents.hookclient import PING, frame, next_message
 
     keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)

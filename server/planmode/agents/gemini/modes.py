@@ -107,7 +107,7 @@ class Unreadable(Exception):
 
 
 def _general(path: str) -> dict[str, object]:
-    from planmode.agents.claude_code.client import loads
+    from planmode.agents.hookclient import loads
 
     try:
         with open(path, "rb") as stream:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 
-from planmode.agents.claude_code.client import loads
 from planmode.agents.gemini import notes, versions
+from planmode.agents.hookclient import loads
 
 _MARKER = versions.MANUAL_EXIT.encode()
 # A transcript that grew by more than this since the last call is not searched from the old

@@ -1,8 +1,8 @@
 """Finding a running server's agent endpoint: its workspace's record and a tiny JSON-RPC client.
 
 Stdlib only — the CLI runs once per agent tool call and must start fast, so nothing here may
-import pygls or pydantic (the Claude Code hook has its own, lighter client:
-:mod:`planmode.agents.claude_code.client`).
+import pygls or pydantic (the agents' hooks have their own, lighter client:
+:mod:`planmode.agents.hookclient`).
 
 A running server listens on a Unix domain socket inside a 0700 directory and describes it in
 its workspace's record in the user's runtime directory (:mod:`planmode.runtime`), the one the

@@ -4,8 +4,8 @@ A message is header lines — ``Content-Length: N`` and perhaps others (``Conten
 ending ``\\r\\n``, a blank line, then N bytes of JSON. This module is the one reader
 (:class:`Reader`, and :func:`parse` for a body) and writer (:func:`frame`, :func:`encode`) of
 that framing: stdio (:mod:`.stdio`), ``planmode lsp --tcp``, the agent endpoint and the
-clients of the endpoint (:mod:`.discovery`: the CLI, a teammate's server). The Claude Code hook
-keeps a minimal copy for its start-up (:mod:`planmode.agents.claude_code.client`);
+clients of the endpoint (:mod:`.discovery`: the CLI, a teammate's server). The agents' hooks
+keep a minimal copy for its start-up (:mod:`planmode.agents.hookclient`);
 ``tests/unit/test_framing.py`` feeds both the same bytes.
 
 **Reading survives garbage** (docs/protocol.md §1). A header line gives a length when, from

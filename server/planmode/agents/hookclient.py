@@ -1,7 +1,7 @@
-"""The hook's client of the server's agent endpoint, light enough to run before every tool
-call of Claude Code: the workspace's record (a server that is starting is waited for), one
-JSON-RPC request over the socket, JSON through json's own C codec, and the framer's minimal
-copy.
+"""Every agent's hook client of the server's agent endpoint, light enough to run before each
+tool call (Claude Code's, Gemini CLI's, Codex's hooks): the workspace's record (a server that
+is starting is waited for), one JSON-RPC request over the socket, JSON through json's own C
+codec, and the framer's minimal copy.
 
 Stdlib only, and only what this path needs (its start-up is measured: ``make bench``): no
 ``json`` module (its import pulls in ``re`` and ``enum`` and costs as much again as Python's
