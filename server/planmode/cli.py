@@ -212,6 +212,12 @@ def verbs() -> dict[str, Verb]:
             Arg("--agent", help="agent id"),
         ),
         "plans": served(server.plans, "list the workspace's plan files"),
+        "progress": served(
+            server.progress,
+            "show how far the approved plan has got: each step's mark, files written outside it",
+            epilog="Without --session: every session carrying out an approved plan. Exit 1 when "
+            "there is none.",
+        ),
     }
 
 

@@ -29,6 +29,7 @@ NOTIFICATIONS = (
     "planMode/didChangeState",
     "planMode/approvalRequested",
     "planMode/approvalResolved",
+    "planMode/didChangeProgress",
 )
 SERVER = [sys.executable, "-m", "planmode", "lsp", "--log-level", "WARNING"]
 
@@ -96,6 +97,7 @@ class Editor:
         self.notes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.applied_edits: list[dict[str, Any]] = []
         self.lens_refreshes = 0
+        self.hint_refreshes = 0
         self.versions: dict[str, int] = {}
         # Open documents as the editor holds them (unsaved changes included).
         self.buffers: dict[Path, str] = {}
@@ -353,6 +355,10 @@ def _client_factory(editor_box: list[Editor]) -> Any:
         @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
         def refresh(_params: Any) -> None:
             editor_box[0].lens_refreshes += 1
+
+        @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+        def refresh_hints(_params: Any) -> None:
+            editor_box[0].hint_refreshes += 1
 
         @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
         async def message_request(params: types.ShowMessageRequestParams) -> Any:

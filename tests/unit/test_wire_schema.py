@@ -42,6 +42,7 @@ def test_notifications_are_the_protocol_s() -> None:
         protocol.DID_CHANGE_STATE,
         protocol.APPROVAL_REQUESTED,
         protocol.APPROVAL_RESOLVED,
+        protocol.DID_CHANGE_PROGRESS,
     }
 
 

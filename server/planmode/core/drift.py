@@ -19,8 +19,8 @@ docs/protocol.md §12.2. The rules, all pure:
   :func:`overrule` only ever makes an answer stricter: a deny stays a deny, an ask is never
   turned into an allow.
 
-The rule id of a drift answer is ``drift``: the Claude Code hook must pass its ``deny`` and
-``ask`` on (it speaks only for ``plan.*`` and ``grant`` today).
+The rule id of a drift answer is ``drift``: plan mode vouches for its ``deny`` and ``ask``
+(:attr:`planmode.core.permissions.Decision.vouched`), so an agent's hook passes them on.
 """
 
 from __future__ import annotations
@@ -31,13 +31,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from planmode.core.permissions import Decision
+from planmode.core.permissions import RULE_DRIFT, Decision
 from planmode.core.steps import Mentions
 
 DriftSetting = Literal["off", "warn", "ask", "deny"]
 DRIFT_SETTINGS: tuple[DriftSetting, ...] = ("off", "warn", "ask", "deny")
 DEFAULT_DRIFT: DriftSetting = "warn"
-RULE_DRIFT = "drift"
 APPLY_EDIT = "planMode/applyEdit"
 # The tools that write a file, and the input field that names it.
 WRITE_TOOLS: dict[str, str] = {

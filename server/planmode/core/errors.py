@@ -58,3 +58,10 @@ class PlanChanged(PlanModeError):
         super().__init__(
             "Plan changed since it was shown: review the current plan and approve it again."
         )
+
+
+class NoApprovedPlan(PlanModeError):
+    """The session executes no approved plan (``planMode/getProgress``: -32007)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"No approved plan: session {session_id!r} is not executing a plan")

@@ -99,6 +99,9 @@ RULE_SETTINGS_ASK = "settings.ask"
 RULE_SETTINGS_ALLOW = "settings.allow"
 RULE_GRANT = "grant"
 RULE_MODE = "mode"
+# A write outside the approved plan being carried out, asked or denied by the drift setting
+# (core/drift.py): plan mode stands behind that ask or deny too.
+RULE_DRIFT = "drift"
 # The allows plan mode vouches for: its own (the plan file, a proven read-only Bash line, a
 # planning agent) and a granted prompt. An agent's own rules may still object to one
 # (core/agents.py); an agent's hook passes on exactly these.
@@ -119,7 +122,10 @@ class Decision:
     def vouched(self) -> bool:
         """Plan mode stands behind this answer, so an agent's hook passes it on (the wire's
         ``vouched``, docs/protocol.md §6): a deny by one of plan mode's own rules, an allow in
-        :data:`VOUCHED`. Every other answer is left to the agent's own checks and prompts."""
+        :data:`VOUCHED`, a drift's ask or deny (§12.2: the agent's own prompt, or its
+        refusal). Every other answer is left to the agent's own checks and prompts."""
+        if self.rule == RULE_DRIFT:
+            return self.behavior != "allow"
         if self.behavior == "deny":
             return self.rule.startswith(RULE_PLAN_PREFIX)
         return self.behavior == "allow" and self.rule in VOUCHED

@@ -8,6 +8,7 @@ and a teammate's answer leave plan mode through :meth:`Planning.leave_plan`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -66,6 +67,8 @@ class Planning:
         self.registry = registry
         self.review = review
         self.teammates = teammates
+        # Told of each session that enters plan mode (an approved plan's execution ends).
+        self.plan_entered: list[Callable[[Session], None]] = []
 
     # -- settings -------------------------------------------------------------------------
     @property
@@ -180,8 +183,12 @@ class Planning:
                 session.turns = {}
                 if session.slug is not None:
                     self.review.forget(registry.plan_path(session))
+            entered = session.modes.mode != "plan" and new_modes.mode == "plan"
             session.modes = new_modes
             registry.save(session)
+            if entered:
+                for told in self.plan_entered:
+                    told(session)
 
     # -- turns ----------------------------------------------------------------------------
     def workflow_options(self) -> workflow.WorkflowOptions:

@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from planmode.core import drift, steps
 from planmode.core.approval import now_iso
-from planmode.core.errors import InvalidParams, PlanModeError
+from planmode.core.errors import InvalidParams
 from planmode.core.lines import lsp_lines
 from planmode.core.plans import SAFE_ID_RE
 from planmode.core.state_dir import STATE, StatePlace
@@ -73,13 +73,6 @@ MAX_PLAN_CHARS = 5_000_000
 MAX_DRIFT = 10_000
 MAX_PATH = 4_096
 MAX_REMEMBERED_TODOS = 4_096
-
-
-class NoApprovedPlan(PlanModeError):
-    """The session executes no approved plan (``planMode/getProgress``: -32007)."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"No approved plan: session {session_id!r} is not executing a plan")
 
 
 class UnreadableProgress(ValueError):

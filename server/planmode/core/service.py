@@ -17,10 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from planmode.core import enforcement, modes, permissions, resume, teams
+from planmode.core import drift, enforcement, modes, permissions, resume, teams
 from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, PlanInExit, ToolCall
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import NoPendingApproval
+from planmode.core.executions import Executions
 from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
 from planmode.core.planning import Planning
@@ -47,6 +48,9 @@ class PlanModeService:
         self.review = review = ReviewState(registry, self._leave_plan)
         self.teammates = teammates = Teammates(registry, self._leave_plan, review.provenance)
         self.planning = planning = Planning(registry, review, teammates)
+        # Approved plans being carried out: progress and drift (docs/protocol.md §12).
+        self.executions = executions = Executions(registry)
+        planning.plan_entered.append(executions.end)
         # The session's mode: entering, leaving, /plan, human turns, settings.
         self.update_settings = planning.update_settings
         self.state = planning.state
@@ -175,7 +179,7 @@ class PlanModeService:
     ) -> Decision | TeammateAnswer:
         """``planMode/approve``: a session's pending plan (:meth:`ReviewState.approve`), or a
         teammate's (:meth:`_decide`)."""
-        return self._decide(
+        decision = self._decide(
             session_id,
             lambda: self.review.approve(
                 approval_id, session_id, mode, plan_sha256, include_comments, grant
@@ -189,6 +193,15 @@ class PlanModeService:
             ),
             "approved",
         )
+        if isinstance(decision, Decision) and decision.approval.agent_id is None:
+            approved = decision.approval
+            self.executions.start(
+                self.registry.sessions[approved.session_id],
+                approved.approval_id,
+                approved.plan_file_path,
+                decision.result.plan or "",
+            )
+        return decision
 
     def reject(
         self,
@@ -265,6 +278,11 @@ class PlanModeService:
             for call in calls:
                 # A plan file the agent writes itself: that text is its own (core/provenance.py).
                 self.review.agent_tool(call.tool, dict(call.input))
+        # Executing an approved plan: todos and writes move its steps, a write outside it
+        # drifts, which the drift setting may ask about or deny (docs/protocol.md §12).
+        observed = self.executions.observe(session, calls, decision.behavior)
+        if observed is not None:
+            decision = drift.overrule(decision, observed.outcome)
         return replace(decision, mode=session.modes.mode)
 
     @property

@@ -54,6 +54,8 @@ class Settings(BaseModel):
     permissions: PermissionRules = Field(default_factory=PermissionRules)
     # Deny Bash while planning where no OS sandbox works (docs/sandbox.md).
     requireSandbox: bool = False
+    # A write outside the approved plan while executing it (docs/protocol.md §12.2).
+    drift: Literal["off", "warn", "ask", "deny"] = "warn"
 
 
 # The keys of the .claude settings files that mean something here (the other keys there are

@@ -45,6 +45,8 @@ FEATURE_MODULES = (
     "features.edits",
     "features.resume",
     "features.revisions",
+    "features.inlayhints",
+    "features.progress",
 )
 
 # Every standard LSP method the features register, with its registration options (None: no
@@ -61,6 +63,7 @@ STARTUP_FEATURES: dict[str, Any] = {
     types.TEXT_DOCUMENT_DID_OPEN: None,
     types.TEXT_DOCUMENT_DID_CHANGE: None,
     types.TEXT_DOCUMENT_DID_SAVE: None,
+    types.TEXT_DOCUMENT_INLAY_HINT: types.InlayHintOptions(resolve_provider=False),
 }
 
 

@@ -226,6 +226,24 @@ class RevisionDiffParams(Params):
     to: int = Field(ge=1)
 
 
+class GetProgressParams(Params):
+    pass
+
+
+class ListProgressParams(Params):
+    pass
+
+
+class SetStepStatusParams(Params):
+    # Checked by core (core/progress.py): an unknown index or status is -32602 naming it.
+    index: Any
+    status: Any
+
+
+class AllowFileParams(Params):
+    path: str = Field(min_length=1, max_length=4096)
+
+
 class ResumeParams(Params):
     transcript: str = Field(min_length=1)
     remote: bool = False

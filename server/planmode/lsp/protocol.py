@@ -40,6 +40,11 @@ TEAMMATE_KEY = "planMode/teammateKey"
 # Ours: answered at once; a hook waiting on a pending exit asks after a silence, and takes no
 # answer for a dead or hung server (docs/protocol.md §10).
 PING = "planMode/ping"
+# After approval (docs/protocol.md §12.1): a session's progress, the user's mark of a step.
+GET_PROGRESS = "planMode/getProgress"
+SET_STEP_STATUS = "planMode/setStepStatus"
+# Ours: every executing session's progress (the CLI's `planmode progress`, a status bar).
+LIST_PROGRESS = "planMode/listProgress"
 # Ours: the plan library (docs/protocol.md §12.3): a plan saved for later (the contract's
 # name), taken up again by a session, and any version of a plan's history in full.
 SAVE_FOR_LATER = "planMode/saveForLater"
@@ -50,6 +55,7 @@ REVISION_TEXT = "planMode/revisionText"
 DID_CHANGE_STATE = "planMode/didChangeState"
 APPROVAL_REQUESTED = "planMode/approvalRequested"
 APPROVAL_RESOLVED = "planMode/approvalResolved"
+DID_CHANGE_PROGRESS = "planMode/didChangeProgress"
 
 # workspace/executeCommand commands (also the code lenses' commands)
 COMMAND_APPROVE = "planMode.approve"
@@ -57,6 +63,11 @@ COMMAND_REJECT = "planMode.reject"
 COMMAND_SAVE_FOR_LATER = "planMode.saveForLater"
 COMMAND_KEEP_HUNK = "planMode.keepHunk"
 COMMAND_UNDO_HUNK = "planMode.undoHunk"
+# Ours (docs/protocol.md §12): a step's mark, a file allowed for the plan being carried out,
+# the progress shown in a message (the "Plan 3/7 done" lens).
+COMMAND_SET_STEP_STATUS = "planMode.setStepStatus"
+COMMAND_ALLOW_FILE = "planMode.allowFile"
+COMMAND_SHOW_PROGRESS = "planMode.showProgress"
 
 # Lens titles
 LENS_APPROVE = "Approve plan"
@@ -74,6 +85,7 @@ PLAN_MODE_DISABLED = -32003
 NO_PLAN_FILE = -32004
 NO_PENDING_APPROVAL = -32005
 PLAN_CHANGED = -32006
+NO_APPROVED_PLAN = -32007
 
 # initializationOptions / workspace configuration section
 SETTINGS_SECTION = "planMode"

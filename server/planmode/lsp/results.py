@@ -389,7 +389,6 @@ class ListHunksResult(Payload):
 
 
 # -- the plan library and progress (core/library.py, core/progress.py) ----------------------
-# No request serves them yet: these are their shapes for when one does.
 
 
 class StepCount(Payload):
@@ -449,6 +448,12 @@ class Progress(Payload):
     allowed_paths: list[str]
 
 
+class ListProgressResult(Payload):
+    """Every executing session's progress, oldest approval first."""
+
+    progress: list[Progress]
+
+
 class OkResult(Payload):
     """A decision or change was made (``ok: false`` with why, when it could not be)."""
 
@@ -461,4 +466,5 @@ NOTIFICATIONS: dict[str, type[Payload]] = {
     protocol.DID_CHANGE_STATE: SessionState,
     protocol.APPROVAL_REQUESTED: Approval,
     protocol.APPROVAL_RESOLVED: ApprovalResolved,
+    protocol.DID_CHANGE_PROGRESS: Progress,
 }

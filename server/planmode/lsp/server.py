@@ -84,6 +84,7 @@ def to_rpc_error(exc: errors.PlanModeError) -> JsonRpcException:
         errors.NoPlanFile: protocol.NO_PLAN_FILE,
         errors.NoPendingApproval: protocol.NO_PENDING_APPROVAL,
         errors.PlanChanged: protocol.PLAN_CHANGED,
+        errors.NoApprovedPlan: protocol.NO_APPROVED_PLAN,
     }
     code = next((c for cls, c in codes.items() if isinstance(exc, cls)), -32603)
     return JsonRpcException(message=exc.message, code=code)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from planmode.lsp.features import progress
 from planmode.lsp.features.codelens import Lines, plan_decisions
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -42,6 +43,8 @@ def code_actions(
         for lens, lines in plan_decisions(server, path)
         if lens.command is not None and touches(lines, params.range)
     ]
+    # After approval: marking the steps on these lines, allowing a drifting file.
+    commands += progress.actions(server, path, params.range)
     # A client without codeActionLiteralSupport takes bare commands (LSP 3.8).
     if not server.client_supports("text_document", "code_action", "code_action_literal_support"):
         return list(commands)

@@ -16,6 +16,7 @@ from planmode.core.comments import delivered, strip_comments
 from planmode.core.revisions import Hunk, summary
 from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
+from planmode.lsp.features import progress
 from planmode.lsp.features.buffers import Buffers
 from planmode.lsp.params import ApproveParams, HunkParams, RejectParams, WireParams
 from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
@@ -224,7 +225,7 @@ def code_lens(server: PlanModeServer, params: types.CodeLensParams) -> list[type
     path = uri_to_path(params.text_document.uri)
     if path is None:
         return []
-    return [lens for lens, _ in plan_decisions(server, path)]
+    return [lens for lens, _ in plan_decisions(server, path)] + progress.lenses(server, path)
 
 
 def register(server: PlanModeServer) -> None:

@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from planmode.core.diagnostics import SOURCE, plan_diagnostics
 from planmode.core.lines import lsp_lines
-from planmode.lsp.features import buffers, comments
+from planmode.lsp.features import buffers, comments, progress
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
 SEVERITIES = {
@@ -39,6 +39,7 @@ def publish(server: PlanModeServer, path: Path) -> None:
             )
         )
     diagnostics += comments.diagnostics(server, path, text)
+    diagnostics += progress.plan_diagnostics(server, path, text)
     server.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=diagnostics)
     )

@@ -18,7 +18,7 @@ from lsprotocol.converters import get_converter
 from planmode.core import edits
 from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
-from planmode.lsp.features import diagnostics
+from planmode.lsp.features import diagnostics, progress
 from planmode.lsp.features.buffers import Buffers, line_edits
 from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ApplyEditParams
@@ -173,6 +173,16 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
                     "may be written while planning."
                 ),
             )
+    else:
+        # Carrying out an approved plan: a target it never names drifts (docs/protocol.md
+        # §12.2); under `ask` the user answers in the editor, under `deny` nothing changes.
+        targets = [str(path) for path in edits.targets(operations)]
+        observed = service.executions.observe_edit(session, targets)
+        found = observed.outcome if observed is not None else None
+        if found is not None and (
+            found.behavior == "deny" or not await progress.confirm_drift(server, found)
+        ):
+            return ApplyEditResult(applied=False, failure_reason=found.message)
     plan_texts = resulting_plan_texts(server, operations)
     for path, text in plan_texts.items():
         # The agent's: the buffer's change it makes arrives before the editor's answer.
