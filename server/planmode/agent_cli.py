@@ -113,6 +113,18 @@ def reject(conn: Connection, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def save(conn: Connection, args: argparse.Namespace) -> int:
+    """Save the plan under review for later (docs/protocol.md §12.3): the agent is told not to
+    implement it now, and the plan waits in the library to be taken up again."""
+    params = _find_approval(conn, args)[0]
+    _show(
+        args,
+        conn.request(protocol.SAVE_FOR_LATER, params),
+        "Saved for later: take it up again with planmode plans take-up.",
+    )
+    return EXIT_OK
+
+
 def keep(conn: Connection, args: argparse.Namespace) -> int:
     result = conn.request(protocol.KEEP_HUNK, _hunk_params(conn, args))
     if not result.get("ok"):
@@ -148,14 +160,60 @@ def check(conn: Connection, args: argparse.Namespace) -> int:
 
 
 def plans(conn: Connection, args: argparse.Namespace) -> int:
+    """The plan library (one line a plan), or ``take-up SLUG|PATH``: a saved plan becomes the
+    session's plan again."""
+    if args.action == "take-up":
+        return take_up(conn, args)
+    if args.plan is not None:
+        raise ValueError(f"planmode plans takes a plan only after take-up, not {args.plan!r}")
     result = conn.request(protocol.LIST_PLANS, _params(args))
-    rows = [
-        f"{'*' if p['pending'] else ' '} {p['modified']}  {p['sizeBytes']:>7}  {p['path']}"
-        + (f"  (session {p['sessionId']})" if p.get("sessionId") else "")
-        for p in result["plans"]
-    ]
-    _show(args, result, "\n".join(rows) or "No plans yet.")
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd())
+    _show(args, result, plans_table(result["plans"], root))
     return EXIT_OK
+
+
+def take_up(conn: Connection, args: argparse.Namespace) -> int:
+    if not args.plan:
+        raise ValueError("planmode plans take-up needs the plan: its slug or its path")
+    path = args.plan
+    if "/" not in path and not path.endswith(".md"):
+        listed = conn.request(protocol.LIST_PLANS, _params(args))["plans"]
+        named = [p for p in listed if p["slug"] == path]
+        if not named:
+            raise ValueError(f"no plan {path!r} in the workspace (planmode plans lists them)")
+        path = named[0]["path"]
+    else:
+        path = str(Path(path).resolve())
+    result = conn.request(protocol.TAKE_UP_PLAN, _params(args, path=path))
+    _show(
+        args,
+        result,
+        f"Taken up: {result['planFilePath']} is the plan of session "
+        f"{result['state']['sessionId']} again, in plan mode.",
+    )
+    return EXIT_OK
+
+
+def plans_table(listed: list[dict[str, Any]], root: Path | None = None) -> str:
+    """The library as ``planmode plans`` prints it: status (with progress), agent, session,
+    last change and path, newest first."""
+    if not listed:
+        return "No plans yet."
+    rows = [("STATUS", "AGENT", "SESSION", "MODIFIED", "PLAN")]
+    for p in listed:
+        status = p["status"]
+        if p.get("progress"):
+            status += f" {p['progress']['done']}/{p['progress']['total']}"
+        path = Path(p["path"])
+        if root is not None and path.is_relative_to(root):
+            path = path.relative_to(root)
+        session = p.get("sessionId") or "-"
+        rows.append((status, p.get("agent") or "-", session[:12], p["modified"], str(path)))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4])) + "  " + row[4]
+        for row in rows
+    )
 
 
 def progress(conn: Connection, args: argparse.Namespace) -> int:

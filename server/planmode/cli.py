@@ -188,6 +188,13 @@ def verbs() -> dict[str, Verb]:
             comments,
             epilog=which_approval,
         ),
+        "save": served(
+            server.save,
+            "save the pending plan for later: the agent does not implement it now",
+            approval_id,
+            epilog=f"{which_approval} The plan stays in the library (planmode plans) and is "
+            "taken up again with planmode plans take-up.",
+        ),
         "keep": served(
             server.keep,
             "keep one unreviewed change of a revised plan",
@@ -211,7 +218,21 @@ def verbs() -> dict[str, Verb]:
             ),
             Arg("--agent", help="agent id"),
         ),
-        "plans": served(server.plans, "list the workspace's plan files"),
+        "plans": served(
+            server.plans,
+            "list the workspace's plans with their status, or take a saved plan up again",
+            Arg(
+                "action",
+                nargs="?",
+                choices=["take-up"],
+                help="take-up: make a saved plan the session's plan again",
+            ),
+            Arg("plan", nargs="?", metavar="SLUG|PATH", help="the plan to take up"),
+            epilog="Without an action: one line a plan, newest first — its status (drafting, "
+            "underReview, executing 3/7, done, rejected, saved), agent, session, last change "
+            "and path. take-up SLUG|PATH: the session (--session, else the editor's) takes the "
+            "saved plan up in plan mode; its next exit puts it under review again.",
+        ),
         "progress": served(
             server.progress,
             "show how far the approved plan has got: each step's mark, files written outside it",

@@ -20,7 +20,7 @@ from planmode.core.comments import Comment, render
 from planmode.core.linediff import opcodes, unified_diff
 from planmode.core.modes import PermissionMode
 
-Outcome = Literal["approved", "rejected", "awaitingLeaderApproval"]
+Outcome = Literal["approved", "rejected", "saved", "awaitingLeaderApproval"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class Approval:
     # How an agent whose exit brings its plan submits it (core/agents.py, PlanInExit): a
     # rejection tells it to do so again, not to revise a file.
     submit_plan: str | None = None
+    # The coding agent whose exit this is (claude-code, gemini, codex, opencode; None for an
+    # editor or the CLI): the plan library lists it (core/library.py).
+    agent: str | None = None
     approval_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     requested_at: str = field(default_factory=now_iso)
 
@@ -220,4 +223,17 @@ def rejected_exit(
         ),
         comments=comments,
         remark=feedback,
+    )
+
+
+def saved_exit(approval: Approval, saved_plan: str) -> ExitResult:
+    """The agent's result when the user saves ``saved_plan`` for later (docs/protocol.md
+    §12.3): plan mode stays, and the agent is told not to implement it now."""
+    path = str(approval.plan_file_path)
+    return ExitResult(
+        outcome="saved",
+        file_path=path,
+        plan=saved_plan or None,
+        is_agent=approval.agent_id is not None,
+        tool_result=prompts.saved_result(path, approval.exit_tool, approval.submit_plan),
     )

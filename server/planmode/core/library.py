@@ -37,6 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from planmode.core import prompts
 from planmode.core.approval import now_iso
 from planmode.core.plans import PlanFileInfo
 from planmode.core.state_dir import STATE, StatePlace
@@ -59,16 +60,13 @@ CHANGED_GRACE = 2.0
 LEDGER = "library.jsonl"
 _MAX_FIELD = 4_096
 
-SAVED_RESULT = (
-    "The user saved the plan for later. Do not implement it now: the plan is kept at {path} "
-    "with its history, and the user can take it up again later, in this session or another. "
-    "Stay in plan mode and wait for the user's next instruction."
-)
 
-
-def saved_tool_result(plan_file: Path | str) -> str:
-    """What the agent reads when the user saves its plan for later (``toolResult``)."""
-    return SAVED_RESULT.format(path=plan_file)
+def saved_tool_result(
+    plan_file: Path | str, exit_tool: str = prompts.EXIT_TOOL, submit_plan: str | None = None
+) -> str:
+    """What the agent reads when the user saves its plan for later (``toolResult``): the text
+    is :func:`planmode.core.prompts.saved_result`, naming the agent's own exit."""
+    return prompts.saved_result(str(plan_file), exit_tool, submit_plan)
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,31 @@ COMMENTS_INTRO = "The user's comments on the plan, each on the text it quotes:"
 NOTES_HEADING = "## The user's notes with the approval:"
 
 REJECTED_PREFIX = "User rejected the plan. Keep planning"
+SAVED_PREFIX = "The user saved the plan for later"
+
+
+def taken_up_text(plan_file: str, taken_from: str, exit_tool: str = EXIT_TOOL) -> str:
+    """The next turn's attachment after the user took up a saved plan (docs/protocol.md
+    §12.3)."""
+    where = "" if plan_file == taken_from else f" (saved at {taken_from})"
+    return (
+        f"The user took up a saved plan{where}: it is your plan again, at {plan_file}. You are "
+        "in plan mode. Read it, continue planning from it with the user, and call "
+        f"{exit_tool} when it is ready for their review."
+    )
+
+
+def saved_result(file_path: str, exit_tool: str = EXIT_TOOL, submit_plan: str | None = None) -> str:
+    """A plan saved for later (docs/protocol.md §12.3): the agent must not implement it now,
+    nor submit it again (``exit_tool``, or how an agent whose exit brings its plan submits
+    one: ``submit_plan``); the session stays in plan mode."""
+    again = submit_plan if submit_plan is not None else f"call {exit_tool} again"
+    return (
+        f"{SAVED_PREFIX}. Do not implement it now: the plan is kept at {file_path} with its "
+        "history, and the user can take it up again later, in this session or another. You "
+        f"are still in plan mode. Do not {again} for this plan, and do not start on its "
+        "steps: stop here and wait for the user's next instruction."
+    )
 
 
 def rejected_result(

@@ -203,12 +203,11 @@ class SessionRegistry:
         buffered = self.open_document_text(path)
         return buffered if buffered is not None else plans.read_plan(path)
 
-    def list_plans(self) -> list[ListedPlan]:
+    def plan_files(self) -> tuple[list[plans.PlanFileInfo], dict[str, str]]:
+        """Every plan file of the workspace (the plans directory's and the sessions' adopted
+        ones), and slug -> the id of the session whose plan it is."""
         owners = self.store.slugs()
         owners.update({s.slug: s.id for s in self.sessions.values() if s.slug})
-        pending = {
-            s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
-        }
         adopted = {
             path: session_id
             for path, (session_id, source) in self.store.adopted().items()
@@ -224,6 +223,13 @@ class SessionRegistry:
             for info in plans.list_plan_files(path.parent)
             if info.slug == path.stem
         ]
+        return found, owners
+
+    def list_plans(self) -> list[ListedPlan]:
+        found, owners = self.plan_files()
+        pending = {
+            s.pending.plan_file_path for s in self.sessions.values() if s.pending is not None
+        }
         listed = [
             ListedPlan(
                 path=info.path,

@@ -19,7 +19,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planmode.core import comments, history, plans, prompts, provenance, revisions, transcripts
+from planmode.core import (
+    comments,
+    history,
+    library,
+    plans,
+    prompts,
+    provenance,
+    revisions,
+    steps,
+    transcripts,
+)
 from planmode.core.approval import (
     AllowedPrompt,
     Approval,
@@ -27,6 +37,7 @@ from planmode.core.approval import (
     approved_exit,
     plan_digest,
     rejected_exit,
+    saved_exit,
 )
 from planmode.core.errors import InvalidParams, NoPendingApproval, NotInPlanMode, PlanChanged
 from planmode.core.history import PlanHistory
@@ -66,6 +77,8 @@ class ReviewState:
         self._sent_loaded = False
         # Who wrote which text of each plan, and what each approval last showed the user.
         self.provenance = provenance.Provenance()
+        # Every decision on a plan, for the plan library (core/library.py).
+        self.library = library.LibraryRecord(registry.state)
 
     # -- the pending approval -------------------------------------------------------------
     def begin_exit(
@@ -77,6 +90,7 @@ class ReviewState:
         write: bool = True,
         exit_tool: str = prompts.EXIT_TOOL,
         submit_plan: str | None = None,
+        agent: str | None = None,
     ) -> tuple[Approval, Approval | None]:
         """Validate an ExitPlanMode call and make its approval pending.
 
@@ -85,6 +99,7 @@ class ReviewState:
         the caller writes it (a plan open in the editor). ``exit_tool``: what the agent
         calls ExitPlanMode (the texts it reads name it). ``submit_plan``: the agent's exit
         brings its plan (core/agents.py, PlanInExit): ``plan`` is its submission, not an edit.
+        ``agent``: the coding agent whose exit it is (the plan library lists it).
         """
         if session.modes.mode != "plan":
             raise NotInPlanMode()
@@ -102,6 +117,7 @@ class ReviewState:
             plan_given=plan is not None and submit_plan is None,
             exit_tool=exit_tool,
             submit_plan=submit_plan,
+            agent=agent,
         )
         replaced = session.pending
         session.pending = approval
@@ -285,6 +301,9 @@ class ReviewState:
         session.sent_comments.pop(approval.plan_file_path, None)
         self.registry.save(session)
         self.registry.record(session, transcripts.decision(session.slug, "approved"))
+        planned = steps.parse_steps(current)
+        count = library.StepCount(sum(step.checked for step in planned), len(planned))
+        self._decided(approval, "approved", count)
         self.registry.snapshot(session, approval.plan_file_path, current)
         result = replace(
             approved_exit(approval, current, restored, notes, submitted, granted),
@@ -319,7 +338,56 @@ class ReviewState:
         self.registry.record(
             session, transcripts.decision(session.slug, "rejected", result.feedback)
         )
+        self._decided(approval, "rejected")
         return Decision(approval, result)
+
+    def save_for_later(
+        self, approval_id: str, session_id: str | None = None, plan_sha256: str | None = None
+    ) -> Decision:
+        """Save the pending plan for later (docs/protocol.md §12.3): the guards of
+        :meth:`approve` (decide only what was shown), the plan kept as it is with its history,
+        the agent told not to implement it; plan mode stays."""
+        session = self.find_pending(approval_id, session_id)
+        assert session.pending is not None
+        path = session.pending.plan_file_path
+        shown = plan_sha256.lower() if plan_sha256 is not None else None
+        if (shown or self.provenance.shown(approval_id)) != plan_digest(self._read(path)):
+            raise PlanChanged()
+        reviewed = self.observe(path)
+        approval = session.pending
+        assert approval is not None
+        session.pending = None
+        self.provenance.decided(approval.approval_id)
+        author: history.Author = "user" if self.provenance.is_users(path, reviewed) else "agent"
+        self._keep_revision(path, reviewed, author, "saved for later")
+        # Taken up again, the plan is reviewed against the text the user saved.
+        self.seen[path] = comments.strip_comments(reviewed)
+        self.revised.discard(path)
+        self.registry.record(session, transcripts.decision(session.slug, "saved"))
+        self.registry.snapshot(session, path, reviewed)
+        self._decided(approval, "saved")
+        return Decision(approval, saved_exit(approval, reviewed))
+
+    def _decided(
+        self,
+        approval: Approval,
+        event: library.Decided,
+        count: library.StepCount | None = None,
+    ) -> None:
+        """The decision's line in the plan library's record; losing it must not fail the
+        decision, which is made."""
+        line = library.event_line(
+            approval.plan_file_path,
+            event,
+            session_id=approval.session_id,
+            agent=approval.agent,
+            approval_id=approval.approval_id,
+            progress=count,
+        )
+        try:
+            self.library.append(line)
+        except OSError as exc:
+            log.error("the plan library cannot record %s: %s", approval.plan_file_path, exc)
 
     def _comments_to_deliver(
         self, approval: Approval, reviewed: str, include: bool, outcome: str

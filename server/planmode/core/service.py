@@ -17,13 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from planmode.core import drift, enforcement, modes, permissions, resume, teams
+from planmode.core import attachments, drift, enforcement, modes, permissions, resume, teams
 from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, PlanInExit, ToolCall
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import NoPendingApproval
-from planmode.core.executions import Executions
+from planmode.core.executions import Executions, ProgressEvent
 from planmode.core.history import PlanHistory
 from planmode.core.modes import PermissionMode
+from planmode.core.plan_library import PlanLibrary
 from planmode.core.planning import Planning
 from planmode.core.registry import SessionRegistry, TextReader
 from planmode.core.review import Decision, ReviewState
@@ -57,7 +58,6 @@ class PlanModeService:
         self.set_mode = planning.set_mode
         self.enter = planning.enter
         self.slash_command = planning.slash_command
-        self.next_turn = planning.next_turn
         self.end_session = planning.end_session
         # Sessions and their plan files.
         self.session = registry.session
@@ -97,6 +97,12 @@ class PlanModeService:
         self.answer_teammate = teammates.answer_teammate
         self.teammate_requests = teammates.teammate_requests
         self.receive_request_key = teammates.receive_request_key
+        # The plan library: every plan with its status; saved plans taken up again.
+        self.library = PlanLibrary(registry, review, planning)
+        self.save_for_later = review.save_for_later
+        self.take_up = self.library.take_up
+        self.library.live_counts = executions.counts
+        executions.listeners.append(self._progress_recorded)
 
     # -- what the parts hold --------------------------------------------------------------
     @property
@@ -288,6 +294,22 @@ class PlanModeService:
     @property
     def sandbox(self) -> sandbox_probe.Availability:
         return enforcement.sandbox()
+
+    def _progress_recorded(self, event: ProgressEvent) -> None:
+        if event.progress is not None:
+            progress = event.progress
+            self.library.progress(
+                progress.plan_file, progress.approval_id, progress.done, progress.total
+            )
+
+    def next_turn(
+        self, session: Session, agent_id: str | None = None
+    ) -> tuple[tuple[attachments.Attachment, ...], teams.LeaderResponse | None]:
+        """``planMode/nextTurn`` (:meth:`Planning.next_turn`), led by the attachment that tells
+        the model of a saved plan the user took up since (docs/protocol.md §12.3)."""
+        found, response = self.planning.next_turn(session, agent_id)
+        told = self.library.announcement(session) if agent_id is None else None
+        return ((told, *found) if told is not None else found), response
 
     # -- resume and fork ------------------------------------------------------------------
     def resume(self, session: Session, transcript: str, remote: bool = False) -> tuple[bool, Path]:

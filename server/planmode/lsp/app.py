@@ -47,6 +47,7 @@ FEATURE_MODULES = (
     "features.revisions",
     "features.inlayhints",
     "features.progress",
+    "features.library",
 )
 
 # Every standard LSP method the features register, with its registration options (None: no
@@ -64,6 +65,7 @@ STARTUP_FEATURES: dict[str, Any] = {
     types.TEXT_DOCUMENT_DID_CHANGE: None,
     types.TEXT_DOCUMENT_DID_SAVE: None,
     types.TEXT_DOCUMENT_INLAY_HINT: types.InlayHintOptions(resolve_provider=False),
+    types.WORKSPACE_SYMBOL: None,
 }
 
 

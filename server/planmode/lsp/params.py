@@ -158,6 +158,17 @@ class RejectParams(Params):
     include_comments: bool = False
 
 
+class SaveForLaterParams(Params):
+    """docs/protocol.md §12.3: the guards of approve (``planSha256``: what the user saw)."""
+
+    approval_id: str = Field(min_length=1)
+    plan_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+
+
+class TakeUpPlanParams(Params):
+    path: str = Field(min_length=1)
+
+
 class TeammateKeyParams(Params):
     root: str = Field(min_length=1)
     # The names a teammate's server accepts in its settings (they name its inbox).
@@ -218,6 +229,11 @@ class ListHunksParams(Params):
 
 class RevisionsParams(Params):
     path: str | None = None
+
+
+class RevisionTextParams(Params):
+    path: str | None = None
+    id: int = Field(ge=1)
 
 
 class RevisionDiffParams(Params):

@@ -182,7 +182,7 @@ class SessionState(Payload):
     sandbox: SandboxState
 
 
-ResolvedOutcome = Literal["approved", "rejected", "cancelled"]
+ResolvedOutcome = Literal["approved", "rejected", "saved", "cancelled"]
 
 
 class ApprovalResolved(Payload):
@@ -204,18 +204,8 @@ class SlashCommandResult(Payload):
     state: SessionState
 
 
-class PlanInfo(Payload):
-    path: PathText
-    slug: str
-    session_id: Omittable[str] = None
-    agent_id: Omittable[str] = None
-    modified: str
-    size_bytes: int
-    pending: bool
-
-
 class ListPlansResult(Payload):
-    plans: list[PlanInfo]
+    plans: list[LibraryPlan]
 
 
 class ListApprovalsResult(Payload):
@@ -239,7 +229,7 @@ class ExitResult(Payload):
     """docs/protocol.md §5.2."""
 
     chosen_mode: PermissionMode | None
-    outcome: Literal["approved", "rejected", "awaitingLeaderApproval"]
+    outcome: Literal["approved", "rejected", "saved", "awaitingLeaderApproval"]
     plan: str | None
     file_path: str
     is_agent: bool
@@ -297,7 +287,7 @@ class ApplyEditResult(Payload):
 class Attachment(Payload):
     """docs/protocol.md §5.3."""
 
-    type: Literal["plan_mode", "plan_mode_reentry", "plan_mode_exit"]
+    type: Literal["plan_mode", "plan_mode_reentry", "plan_mode_exit", "plan_taken_up"]
     plan_file_path: str
     plan_exists: bool
     text: str
@@ -355,6 +345,25 @@ class Revision(Payload):
     size_bytes: int
     lines: int
     comments: Annotated[Omittable[list[Comment]], NoneWhenEmpty] = None
+
+
+class RevisionTextResult(Payload):
+    """One revision of a plan's history in full (``planMode/revisionText``)."""
+
+    path: PathText
+    id: int
+    author: Literal["agent", "user"]
+    time: str
+    reason: str
+    text: str
+
+
+class TakeUpPlanResult(Payload):
+    """``planMode/takeUpPlan``: where the session's plan is now, and the file it came from."""
+
+    plan_file_path: PathText
+    taken_up_from: PathText
+    state: SessionState
 
 
 class ListRevisionsResult(Payload):

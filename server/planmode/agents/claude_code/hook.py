@@ -229,8 +229,13 @@ def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str,
     keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
     result = request(info, "planMode/exit", params, keepalive, keepalive)
     outcome = result.get("outcome")
-    if outcome not in ("approved", "rejected", "awaitingLeaderApproval"):
+    if outcome not in ("approved", "rejected", "saved", "awaitingLeaderApproval"):
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
+    if outcome == "saved":
+        # Saved for later: the plan waits in the library and the model is told to stop
+        # (docs/claude-code.md, "Save for later").
+        message = _text(result, "toolResult") or "The user saved the plan for later."
+        return _permission_output({"behavior": "deny", "message": message})
     if outcome != "approved":
         message = _text(result, "feedback") or _text(result, "toolResult") or "Rejected."
         return _permission_output({"behavior": "deny", "message": message})

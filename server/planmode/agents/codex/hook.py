@@ -175,9 +175,9 @@ def stop(info: dict[str, Any], event: dict[str, Any], root: str, plan: str) -> d
     result = request(info, "planMode/exit", params, keepalive, keepalive)
     outcome = result.get("outcome")
     told = _text(result, "toolResult")
-    if outcome not in ("approved", "rejected") or not told:
+    if outcome not in ("approved", "rejected", "saved") or not told:
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
-    if outcome == "rejected":
+    if outcome != "approved":  # rejected, or saved for later: the model reads why, in Plan mode
         return {"decision": "block", "reason": told}
     handoff.keep(session, root, plan, told)
     edited = " with your edits" if result.get("planWasEdited") is True else ""

@@ -311,10 +311,10 @@ def exit_plan_mode(info: dict[str, Any], call: Call) -> dict[str, Any] | None:
     if result is None:
         return None  # the user cancelled the call in Gemini: no one reads an answer
     outcome = result.get("outcome")
-    if outcome not in ("approved", "rejected"):
+    if outcome not in ("approved", "rejected", "saved"):
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
     told = _text(result, "toolResult")
-    if outcome != "approved":
+    if outcome != "approved":  # rejected, or saved for later: still planning, told why
         return _deny(told or _text(result, "feedback") or "The plan was rejected.")
     call.note_mode(result.get("restoredMode"))
     text = told or "User has approved your plan."

@@ -41,6 +41,20 @@ from planmode.lsp.server import PlanModeServer
 AgentCall = ClaudeCodeCall | OpenCodeCall | GeminiCall | CodexCall
 
 
+def agent_name(call: AgentCall | None) -> str | None:
+    """The agent as the plan library names it (``planmode init``'s name), None for an editor
+    or the CLI."""
+    if isinstance(call, ClaudeCodeCall):
+        return "claude-code"
+    if isinstance(call, OpenCodeCall):
+        return "opencode"
+    if isinstance(call, GeminiCall):
+        return "gemini"
+    if isinstance(call, CodexCall):
+        return "codex"
+    return None
+
+
 def agent_call(
     server: PlanModeServer, params: ClaudeCodeParams, cwd: str | None = None
 ) -> AgentCall | None:

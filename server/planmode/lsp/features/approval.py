@@ -27,6 +27,7 @@ from planmode.lsp.features import buffers, diagnostics
 from planmode.lsp.features.agents import (
     AgentCall,
     agent_call,
+    agent_name,
     exit_tool,
     permission_mode,
     plan_file_report,
@@ -112,6 +113,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         write=is_open is None,
         exit_tool=exit_tool(call),
         submit_plan=submit_plan,
+        agent=agent_name(call),
     )
     if replaced is not None:
         answer_superseded(server, replaced, prompts.superseded_feedback(replaced.exit_tool))

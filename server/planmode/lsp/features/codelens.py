@@ -18,7 +18,13 @@ from planmode.core.teams import PendingRequest
 from planmode.lsp import protocol
 from planmode.lsp.features import progress
 from planmode.lsp.features.buffers import Buffers
-from planmode.lsp.params import ApproveParams, HunkParams, RejectParams, WireParams
+from planmode.lsp.params import (
+    ApproveParams,
+    HunkParams,
+    RejectParams,
+    SaveForLaterParams,
+    WireParams,
+)
 from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 
@@ -78,6 +84,17 @@ def approval_lenses(
             tooltip,
         ),
         lens(0, reject_lens_title(comments), protocol.COMMAND_REJECT, reject_args),
+        # The plan as shown, kept for later (docs/protocol.md §12.3): the approve lenses' digest.
+        lens(
+            0,
+            protocol.LENS_SAVE_FOR_LATER,
+            protocol.COMMAND_SAVE_FOR_LATER,
+            SaveForLaterParams.build(
+                approval_id=approval.approval_id,
+                session_id=approval.session_id or None,
+                plan_sha256=approve_args.plan_sha256,
+            ),
+        ),
     ]
 
 

@@ -17,6 +17,7 @@ from planmode.lsp.params import (
     Params,
     RevisionDiffParams,
     RevisionsParams,
+    RevisionTextParams,
 )
 from planmode.lsp.results import (
     HunkInfo,
@@ -25,6 +26,7 @@ from planmode.lsp.results import (
     OkResult,
     Revision,
     RevisionDiffResult,
+    RevisionTextResult,
 )
 from planmode.lsp.server import PlanModeServer
 
@@ -57,6 +59,22 @@ def revision_diff(server: PlanModeServer, params: RevisionDiffParams) -> Revisio
     except KeyError as exc:
         raise InvalidParams(f"no revision {exc.args[0]} of {path.name}") from None
     return RevisionDiffResult(path=str(path), from_=params.from_, to=params.to, diff=diff)
+
+
+def revision_text(server: PlanModeServer, params: RevisionTextParams) -> RevisionTextResult:
+    """One version of a plan in full: a client opens any version of its history."""
+    path = plan_file(server, params, params.path)
+    found = next((r for r in server.service.history.revisions(path) if r.id == params.id), None)
+    if found is None:
+        raise InvalidParams(f"field 'id': no revision {params.id} of {path.name}")
+    return RevisionTextResult(
+        path=str(path),
+        id=found.id,
+        author=found.author,
+        time=found.time,
+        reason=found.reason,
+        text=found.text,
+    )
 
 
 def keep_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
@@ -112,6 +130,7 @@ def list_hunks(server: PlanModeServer, params: ListHunksParams) -> ListHunksResu
 def register(server: PlanModeServer) -> None:
     server.request(protocol.LIST_REVISIONS, RevisionsParams)(list_revisions)
     server.request(protocol.REVISION_DIFF, RevisionDiffParams)(revision_diff)
+    server.request(protocol.REVISION_TEXT, RevisionTextParams)(revision_text)
     server.command_request(protocol.COMMAND_KEEP_HUNK, HunkParams, keep_hunk)
     server.command_request(protocol.COMMAND_UNDO_HUNK, HunkParams, undo_hunk)
     server.request(protocol.LIST_HUNKS, ListHunksParams)(list_hunks)

@@ -15,14 +15,11 @@ from planmode.lsp.params import (
     EndSessionParams,
     EnterParams,
     GetStateParams,
-    ListPlansParams,
     SetModeParams,
     SlashCommandParams,
 )
 from planmode.lsp.results import (
     EnterResult,
-    ListPlansResult,
-    PlanInfo,
     SessionState,
     SlashCommandResult,
 )
@@ -82,10 +79,6 @@ async def open_in_editor(server: PlanModeServer, path: Path) -> str:
     return prompts.opened_plan(str(path))
 
 
-def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResult:
-    return ListPlansResult(plans=[PlanInfo.model_validate(p) for p in server.service.list_plans()])
-
-
 def end_session(server: PlanModeServer, params: EndSessionParams) -> SessionState:
     session = session_for(server, params)
     pending = server.service.end_session(session)
@@ -101,5 +94,4 @@ def register(server: PlanModeServer) -> None:
     server.request(protocol.SET_MODE, SetModeParams)(set_mode)
     server.request(protocol.ENTER, EnterParams)(enter)
     server.request(protocol.SLASH_COMMAND, SlashCommandParams)(slash_command)
-    server.request(protocol.LIST_PLANS, ListPlansParams)(list_plans)
     server.request(protocol.END_SESSION, EndSessionParams)(end_session)

@@ -1,0 +1,100 @@
+"""The plan library (docs/protocol.md §12.3): save a plan under review for later, take a saved
+plan up again, list every plan with its status (``planMode/listPlans``), and find plans with
+the editor's own symbol search (``workspace/symbol``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from planmode.core import steps
+from planmode.core.library import LibraryEntry
+from planmode.lsp import protocol
+from planmode.lsp.features import diagnostics
+from planmode.lsp.features.approval import finish
+from planmode.lsp.features.revisions import plan_file
+from planmode.lsp.features.state import publish_state, session_for
+from planmode.lsp.params import ListPlansParams, SaveForLaterParams, TakeUpPlanParams
+from planmode.lsp.results import LibraryPlan, ListPlansResult, OkResult, TakeUpPlanResult
+from planmode.lsp.server import PlanModeServer
+
+# The first heading of a plan is its title; a plan longer than this is read no further for it.
+TITLE_BYTES = 4_096
+
+
+def save_for_later(server: PlanModeServer, params: SaveForLaterParams) -> OkResult:
+    """A session's plan under review, saved: the waiting exit answers ``saved``."""
+    decision = server.service.save_for_later(
+        params.approval_id, params.session_id, params.plan_sha256
+    )
+    finish(server, decision)
+    diagnostics.publish(server, decision.approval.plan_file_path)
+    return OkResult()
+
+
+def take_up_plan(server: PlanModeServer, params: TakeUpPlanParams) -> TakeUpPlanResult:
+    session = session_for(server, params)
+    path = plan_file(server, params, params.path)
+    taken = server.service.take_up(session, path)
+    server.refresh_code_lenses()
+    return TakeUpPlanResult(
+        plan_file_path=str(taken.plan_file),
+        taken_up_from=str(taken.taken_from),
+        state=publish_state(server, session),
+    )
+
+
+def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResult:
+    return ListPlansResult(
+        plans=[LibraryPlan.model_validate(e) for e in server.service.library.entries()]
+    )
+
+
+def plan_title(path: Path, slug: str) -> str:
+    """The plan's first heading, else its slug."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(TITLE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return slug
+    return next((heading.title for heading in steps.outline(head).headings if heading.title), slug)
+
+
+def status_label(entry: LibraryEntry) -> str:
+    """``saved``, ``executing 3/7``: a plan's status as a symbol's container shows it."""
+    if entry.progress is None:
+        return entry.status
+    return f"{entry.status} {entry.progress.done}/{entry.progress.total}"
+
+
+def workspace_symbols(
+    server: PlanModeServer, params: types.WorkspaceSymbolParams
+) -> list[types.SymbolInformation]:
+    """The plans whose title or slug holds the query: an editor's own symbol search finds
+    them (docs/protocol.md §12.3, "Workspace symbols")."""
+    query = params.query.strip().casefold()
+    found = []
+    at = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    for entry in server.service.library.entries():
+        path = Path(entry.path)
+        title = plan_title(path, entry.slug)
+        if query and query not in title.casefold() and query not in entry.slug.casefold():
+            continue
+        found.append(
+            types.SymbolInformation(
+                name=title,
+                kind=types.SymbolKind.File,
+                location=types.Location(uri=path.as_uri(), range=at),
+                container_name=status_label(entry),
+            )
+        )
+    return found
+
+
+def register(server: PlanModeServer) -> None:
+    server.request(protocol.SAVE_FOR_LATER, SaveForLaterParams)(save_for_later)
+    server.command_request(protocol.COMMAND_SAVE_FOR_LATER, SaveForLaterParams, save_for_later)
+    server.request(protocol.TAKE_UP_PLAN, TakeUpPlanParams)(take_up_plan)
+    server.request(protocol.LIST_PLANS, ListPlansParams)(list_plans)
+    server.feature(types.WORKSPACE_SYMBOL)(workspace_symbols)
