@@ -12,6 +12,8 @@ and re), pinned to it by ``tests/unit/test_framing.py``.
 
 from __future__ import annotations
 
+import os
+
 from planmode import runtime
 
 # Not typing.TYPE_CHECKING: the typing module is not imported at run time (see above).
@@ -28,6 +30,13 @@ except ImportError:  # another Python: the json module does the same, slower to 
 PING = "planMode/ping"
 # How long a call waits for a server whose record says it is starting.
 STARTING_WAIT = 3.0
+# A request answered at once (checkTool, endSession…): a server that takes longer (seconds,
+# PLANMODE_HOOK_TIMEOUT) is taken as failed.
+TIMEOUT = 20.0
+# A request answered when the user has decided (an exit): after this long without a word from
+# the server (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an
+# answer to the ping it is taken for dead.
+KEEPALIVE = 10.0
 
 
 class _ScanContext:
@@ -84,6 +93,48 @@ def dumps(value: object) -> str:
 
 class HookError(Exception):
     """The server could not be asked or did not answer properly."""
+
+
+def seconds(name: str, default: float) -> float:
+    """The positive number of seconds environment variable ``name`` gives, else ``default``."""
+    try:
+        value = float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def timeout() -> float:
+    return seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+
+
+def keepalive() -> float:
+    return seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+
+
+def text(result: dict[str, Any], key: str) -> str | None:
+    """The result's ``key``, text or absent; anything else is a server that answered wrong."""
+    value = result.get(key)
+    if value is not None and not isinstance(value, str):
+        raise HookError(f"the plan-mode server's {key!r} is not text")
+    return value
+
+
+def why(exc: BaseException) -> str:
+    """What went wrong, in one line for the user and the agent."""
+    if isinstance(exc, HookError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def gone(root: str, pid: object) -> str:
+    """Why a call is denied while planning when the workspace's server has died."""
+    return (
+        "Denied by plan mode (the plan-mode server is gone): the editor's plan-mode server "
+        f"for {root} (pid {pid}) stopped, so plan mode cannot check this call. Ask the user "
+        "to restart it: reopen the workspace in the editor, or restart the editor's planmode "
+        "language server (`planmode lsp`)."
+    )
 
 
 class ServerGone(Exception):

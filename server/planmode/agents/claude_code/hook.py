@@ -47,6 +47,7 @@ import os
 import sys
 
 from planmode import runtime
+from planmode.agents import hookclient
 from planmode.agents.claude_code import shell_prefix
 from planmode.agents.hookclient import (
     HookError,
@@ -62,14 +63,6 @@ from planmode.agents.hookclient import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-# A PreToolUse answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
-# is treated as failed.
-TIMEOUT = 20.0
-# While an exit waits for the user: after this long without a word from the server
-# (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
-# ping it is taken for dead.
-KEEPALIVE = 10.0
 
 
 def locate(event: dict[str, Any]) -> tuple[str, str] | None:
@@ -109,21 +102,6 @@ def _agent_id(event: dict[str, Any]) -> str | None:
     return agent
 
 
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def _text(result: dict[str, Any], key: str) -> str | None:
-    value = result.get(key)
-    if value is not None and not isinstance(value, str):
-        raise HookError(f"the plan-mode server's {key!r} is not text")
-    return value
-
-
 def pre_tool_use(
     info: dict[str, Any], event: dict[str, Any], records: bool = False
 ) -> dict[str, Any] | None:
@@ -135,9 +113,7 @@ def pre_tool_use(
     params["input"] = tool_input if isinstance(tool_input, dict) else {}
     if isinstance(event.get("cwd"), str) and event["cwd"]:
         params["cwd"] = event["cwd"]  # where Claude Code's shell is: Bash's relative paths
-    decision = request(
-        info, "planMode/checkTool", params, _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
-    )
+    decision = request(info, "planMode/checkTool", params, hookclient.timeout())
     behavior = decision.get("behavior")
     if behavior not in ("allow", "deny", "ask") or not isinstance(decision.get("rule"), str):
         raise HookError("the plan-mode server answered planMode/checkTool without a decision")
@@ -149,7 +125,7 @@ def pre_tool_use(
             "the plan-mode server answered planMode/checkTool without 'vouched' (a server older "
             "than this hook: restart it)"
         )
-    message = _text(decision, "message")
+    message = hookclient.text(decision, "message")
     sandbox = decision.get("sandbox")
     if records:
         _record_decision(event, decision)
@@ -226,7 +202,7 @@ def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str,
     if isinstance(tool_input.get("allowedPrompts"), list):
         params["allowedPrompts"] = tool_input["allowedPrompts"]
     # The user takes their time; a server that dies or hangs meanwhile is noticed.
-    keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+    keepalive = hookclient.keepalive()
     result = request(info, "planMode/exit", params, keepalive, keepalive)
     outcome = result.get("outcome")
     if outcome not in ("approved", "rejected", "saved", "awaitingLeaderApproval"):
@@ -234,17 +210,21 @@ def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str,
     if outcome == "saved":
         # Saved for later: the plan waits in the library and the model is told to stop
         # (docs/claude-code.md, "Save for later").
-        message = _text(result, "toolResult") or "The user saved the plan for later."
+        message = hookclient.text(result, "toolResult") or "The user saved the plan for later."
         return _permission_output({"behavior": "deny", "message": message})
     if outcome != "approved":
-        message = _text(result, "feedback") or _text(result, "toolResult") or "Rejected."
+        message = (
+            hookclient.text(result, "feedback")
+            or hookclient.text(result, "toolResult")
+            or "Rejected."
+        )
         return _permission_output({"behavior": "deny", "message": message})
     # Always updatedInput: from 2.1.199 Claude Code ignores an allow without it. With "plan"
     # Claude Code takes that text (writes it to its file) and calls it "edited by user"; without
     # it, it reads its own file and does not (docs/claude-code.md) — so "plan" only when the
     # approved text is not what Claude Code submitted.
-    approved = _text(result, "plan")
-    notes = _text(result, "notes")
+    approved = hookclient.text(result, "plan")
+    notes = hookclient.text(result, "notes")
     if notes:
         # The plan is the only text of an approval the model reads: notes go at its end.
         approved = f"{approved.rstrip()}\n\n{notes}\n" if approved is not None else notes
@@ -252,7 +232,7 @@ def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str,
     if approved is not None and approved != plan:
         updated["plan"] = approved
     decision: dict[str, Any] = {"behavior": "allow", "updatedInput": updated}
-    chosen = _text(result, "chosenMode")
+    chosen = hookclient.text(result, "chosenMode")
     if chosen is not None and "agentId" not in params:
         # A mode is the whole session's: a subagent's approved plan leaves it alone.
         decision["updatedPermissions"] = [
@@ -264,7 +244,7 @@ def permission_request(info: dict[str, Any], event: dict[str, Any]) -> dict[str,
 def session_end(info: dict[str, Any], event: dict[str, Any]) -> None:
     if _agent_id(event) is not None:
         return  # a subagent's end is not the conversation's: its grants stay
-    timeout = _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+    timeout = hookclient.timeout()
     request(info, "planMode/endSession", {"sessionId": event["session_id"]}, timeout)
 
 
@@ -291,21 +271,6 @@ def _fail_closed(event: dict[str, Any], reason: str) -> dict[str, Any] | None:
             "permissionDecisionReason": reason,
         }
     }
-
-
-def _gone(root: str, pid: object) -> str:
-    return (
-        "Denied by plan mode (the plan-mode server is gone): the editor's plan-mode server "
-        f"for {root} (pid {pid}) stopped, so plan mode cannot check this call. Ask the user "
-        "to restart it: reopen the workspace in the editor, or restart the editor's planmode "
-        "language server (`planmode lsp`)."
-    )
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, HookError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -346,11 +311,11 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
     except ServerGone as gone:
         sys.stderr.write(f"planmode hook: {gone}\n")
-        return _fail_closed(event, _gone(root, gone.pid))
+        return _fail_closed(event, hookclient.gone(root, gone.pid))
     except Exception as exc:  # every failure is decided: none is a crash
-        sys.stderr.write(f"planmode hook: {_why(exc)}\n")
+        sys.stderr.write(f"planmode hook: {hookclient.why(exc)}\n")
         return _fail_closed(
-            event, f"Denied by plan mode (the plan-mode server failed): {_why(exc)}"
+            event, f"Denied by plan mode (the plan-mode server failed): {hookclient.why(exc)}"
         )
 
 
@@ -380,10 +345,10 @@ def run() -> int:
         if not isinstance(event.get("session_id"), str) or not event["session_id"]:
             raise ValueError("no session_id")
     except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
-        sys.stderr.write(f"planmode hook: the hook input cannot be read: {_why(exc)}\n")
+        sys.stderr.write(f"planmode hook: the hook input cannot be read: {hookclient.why(exc)}\n")
         output = _fail_closed(
             _envelope(raw),
-            f"Denied by plan mode (the hook input cannot be read): {_why(exc)}",
+            f"Denied by plan mode (the hook input cannot be read): {hookclient.why(exc)}",
         )
     else:
         output = answer(event)

@@ -39,10 +39,10 @@ agent's hook's (:mod:`planmode.agents.hookclient`): one request over the socket.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from planmode import runtime
+from planmode.agents import hookclient
 from planmode.agents.codex import transcript
 from planmode.agents.hookclient import (
     HookError,
@@ -59,24 +59,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# A checkTool answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT) is
-# taken as failed.
-TIMEOUT = 20.0
-# While a plan waits for the user: after this long without a word from the server (seconds,
-# PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer it is taken for
-# dead.
-KEEPALIVE = 10.0
 # Codex gives a SessionEnd hook 3 s at most (docs/codex.md): the request must end before.
 SESSION_END_TIMEOUT = 2.0
 EVENTS = ("PreToolUse", "PermissionRequest", "Stop", "UserPromptSubmit", "SessionEnd")
-
-
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
 
 
 def planning(event: dict[str, Any]) -> bool | None:
@@ -95,13 +80,6 @@ def base_params(event: dict[str, Any], plans: bool | None) -> dict[str, Any]:
     return {"sessionId": event["session_id"], "codex": codex}
 
 
-def _text(result: dict[str, Any], key: str) -> str | None:
-    value = result.get(key)
-    if value is not None and not isinstance(value, str):
-        raise HookError(f"the plan-mode server's {key!r} is not text")
-    return value
-
-
 def check(info: dict[str, Any], event: dict[str, Any], plans: bool | None) -> dict[str, Any]:
     """The server's decision on the call (``planMode/checkTool``)."""
     params = base_params(event, plans)
@@ -110,9 +88,7 @@ def check(info: dict[str, Any], event: dict[str, Any], plans: bool | None) -> di
     params["input"] = tool_input if isinstance(tool_input, dict) else {}
     if isinstance(event.get("cwd"), str) and event["cwd"]:
         params["cwd"] = event["cwd"]  # where the command runs (exec_command's workdir)
-    decision = request(
-        info, "planMode/checkTool", params, _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
-    )
+    decision = request(info, "planMode/checkTool", params, hookclient.timeout())
     if decision.get("behavior") not in ("allow", "deny", "ask") or not isinstance(
         decision.get("rule"), str
     ):
@@ -133,7 +109,7 @@ def pre_tool_use(
     if decision["vouched"] is not True:
         return None  # Codex's own rules decide
     if decision["behavior"] == "deny":
-        return _deny(_text(decision, "message") or "Denied by plan mode")
+        return _deny(hookclient.text(decision, "message") or "Denied by plan mode")
     sandbox = decision.get("sandbox")
     if (
         decision["behavior"] == "allow"
@@ -171,10 +147,10 @@ def stop(info: dict[str, Any], event: dict[str, Any], root: str, plan: str) -> d
     handoff.drop(session)  # a new plan: an earlier approval is not what comes next
     params = base_params(event, True)
     params["plan"] = plan
-    keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+    keepalive = hookclient.keepalive()
     result = request(info, "planMode/exit", params, keepalive, keepalive)
     outcome = result.get("outcome")
-    told = _text(result, "toolResult")
+    told = hookclient.text(result, "toolResult")
     if outcome not in ("approved", "rejected", "saved") or not told:
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
     if outcome != "approved":  # rejected, or saved for later: the model reads why, in Plan mode
@@ -202,7 +178,7 @@ def user_prompt_submit(event: dict[str, Any], plans: bool | None) -> dict[str, A
 
 
 def session_end(info: dict[str, Any], event: dict[str, Any]) -> None:
-    timeout = min(_seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT), SESSION_END_TIMEOUT)
+    timeout = min(hookclient.timeout(), SESSION_END_TIMEOUT)
     request(info, "planMode/endSession", {"sessionId": event["session_id"]}, timeout)
 
 
@@ -233,21 +209,6 @@ def _fail_closed(event: dict[str, Any], plans: bool | None, reason: str) -> dict
             ),
         }
     return None
-
-
-def _gone(root: str, pid: object) -> str:
-    return (
-        "Denied by plan mode (the plan-mode server is gone): the editor's plan-mode server "
-        f"for {root} (pid {pid}) stopped, so plan mode cannot check this call. Ask the user "
-        "to restart it: reopen the workspace in the editor, or restart the editor's planmode "
-        "language server (`planmode lsp`)."
-    )
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, HookError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 def answer(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -290,11 +251,13 @@ def answer(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
     except ServerGone as gone:
         sys.stderr.write(f"planmode hook codex: {gone}\n")
-        return _fail_closed(event, plans, _gone(root, gone.pid))
+        return _fail_closed(event, plans, hookclient.gone(root, gone.pid))
     except Exception as exc:  # every failure is decided: none is a crash (Codex fails open)
-        sys.stderr.write(f"planmode hook codex: {_why(exc)}\n")
+        sys.stderr.write(f"planmode hook codex: {hookclient.why(exc)}\n")
         return _fail_closed(
-            event, plans, f"Denied by plan mode (the plan-mode server failed): {_why(exc)}"
+            event,
+            plans,
+            f"Denied by plan mode (the plan-mode server failed): {hookclient.why(exc)}",
         )
 
 
@@ -309,12 +272,14 @@ def run() -> int:
         if not isinstance(event.get("session_id"), str) or not event["session_id"]:
             raise ValueError("no session_id")
     except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
-        sys.stderr.write(f"planmode hook codex: the hook input cannot be read: {_why(exc)}\n")
+        sys.stderr.write(
+            f"planmode hook codex: the hook input cannot be read: {hookclient.why(exc)}\n"
+        )
         # Codex's mode cannot be told without a transcript: a tool call is refused.
         output = _fail_closed(
             {"hook_event_name": "PreToolUse"} if b"PreToolUse" in raw else {},
             None,
-            f"Denied by plan mode (the hook input cannot be read): {_why(exc)}",
+            f"Denied by plan mode (the hook input cannot be read): {hookclient.why(exc)}",
         )
     else:
         output = answer(event)

@@ -56,6 +56,7 @@ import os
 import sys
 
 from planmode import runtime
+from planmode.agents import hookclient
 from planmode.agents.gemini import notes, transcript, versions
 from planmode.agents.gemini.versions import EDIT_TOOLS, ENTER_TOOL, EXIT_TOOL, SHELL_TOOL
 from planmode.agents.hookclient import (
@@ -73,13 +74,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# A tool call's answer is quick; a server that takes longer (seconds, PLANMODE_HOOK_TIMEOUT)
-# is treated as failed.
-TIMEOUT = 20.0
-# While an exit waits for the user: after this long without a word from the server
-# (seconds, PLANMODE_HOOK_KEEPALIVE) it is pinged, and as long again without an answer to the
-# ping it is taken for dead.
-KEEPALIVE = 10.0
 # How often a held exit looks at Gemini's transcript for the user's Esc (seconds).
 POLL = 0.5
 ACCEPTED_EDITS = "auto-accept edits (the plan approved in the editor)"
@@ -87,21 +81,6 @@ AUTO_ACCEPT_NOTE = (
     "The user approved the plan with auto-accept edits: your edits (write_file, replace) are "
     "applied without asking, although Gemini CLI says Default mode."
 )
-
-
-def _seconds(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name) or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def _text(result: dict[str, Any], key: str) -> str | None:
-    value = result.get(key)
-    if value is not None and not isinstance(value, str):
-        raise HookError(f"the plan-mode server's {key!r} is not text")
-    return value
 
 
 # -- paths, as Gemini CLI reads them ------------------------------------------------------
@@ -192,7 +171,7 @@ def _rewrite(tool_input: dict[str, Any]) -> dict[str, Any]:
 
 
 def _set_mode(info: dict[str, Any], call: Call, mode: str) -> None:
-    timeout = _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+    timeout = hookclient.timeout()
     state = request(info, "planMode/setMode", {"sessionId": call.session, "mode": mode}, timeout)
     call.note_mode(state.get("mode"))
 
@@ -217,7 +196,7 @@ def before_tool(info: dict[str, Any], call: Call) -> dict[str, Any] | None:
         base = os.path.join(call.project, where) if isinstance(where, str) and where else None
         params["cwd"] = os.path.normpath(base or call.project)
     params["tool"] = call.tool
-    timeout = _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+    timeout = hookclient.timeout()
 
     def check(planning: bool) -> dict[str, Any]:
         tool_input = dict(call.input)
@@ -258,7 +237,7 @@ def answer_tool(call: Call, decision: dict[str, Any]) -> dict[str, Any] | None:
         )
     call.note_mode(mode)
     if behavior == "deny" and vouched:
-        return _deny(_text(decision, "message") or f"Denied by plan mode ({rule}).")
+        return _deny(hookclient.text(decision, "message") or f"Denied by plan mode ({rule}).")
     planning_line = call.tool == SHELL_TOOL and mode == "plan" and rule == "plan.bash"
     if planning_line and behavior == "allow" and vouched:
         return _sandboxed(call, decision.get("sandbox"))
@@ -313,9 +292,9 @@ def exit_plan_mode(info: dict[str, Any], call: Call) -> dict[str, Any] | None:
     outcome = result.get("outcome")
     if outcome not in ("approved", "rejected", "saved"):
         raise HookError("the plan-mode server answered planMode/exit without an outcome")
-    told = _text(result, "toolResult")
+    told = hookclient.text(result, "toolResult")
     if outcome != "approved":  # rejected, or saved for later: still planning, told why
-        return _deny(told or _text(result, "feedback") or "The plan was rejected.")
+        return _deny(told or hookclient.text(result, "feedback") or "The plan was rejected.")
     call.note_mode(result.get("restoredMode"))
     text = told or "User has approved your plan."
     if result.get("chosenMode") == "acceptEdits" or result.get("restoredMode") == "acceptEdits":
@@ -337,7 +316,7 @@ def wait_for_decision(
 
     from planmode.agents.hookclient import PING, frame, next_message
 
-    keepalive = _seconds("PLANMODE_HOOK_KEEPALIVE", KEEPALIVE)
+    keepalive = hookclient.keepalive()
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(POLL)
     try:
@@ -440,23 +419,8 @@ def session_end(call: Call) -> None:
     found = _locate(call)
     notes.forget(call.session)
     if found is not None:
-        timeout = _seconds("PLANMODE_HOOK_TIMEOUT", TIMEOUT)
+        timeout = hookclient.timeout()
         request(endpoint(found[1]), "planMode/endSession", {"sessionId": call.session}, timeout)
-
-
-def _gone(root: str, pid: object) -> str:
-    return (
-        "Denied by plan mode (the plan-mode server is gone): the editor's plan-mode server "
-        f"for {root} (pid {pid}) stopped, so plan mode cannot check this call. Ask the user "
-        "to restart it: reopen the workspace in the editor, or restart the editor's planmode "
-        "language server (`planmode lsp`)."
-    )
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, HookError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 def answer(event: dict[str, Any], launcher: str | None = None) -> dict[str, Any] | None:
@@ -483,10 +447,12 @@ def answer(event: dict[str, Any], launcher: str | None = None) -> dict[str, Any]
         return None
     except ServerGone as gone:
         sys.stderr.write(f"planmode hook: {gone}\n")
-        return _fail_closed(call, _gone(root, gone.pid))
+        return _fail_closed(call, hookclient.gone(root, gone.pid))
     except Exception as exc:  # every failure is decided: none is a crash
-        sys.stderr.write(f"planmode hook: {_why(exc)}\n")
-        return _fail_closed(call, f"Denied by plan mode (the plan-mode server failed): {_why(exc)}")
+        sys.stderr.write(f"planmode hook: {hookclient.why(exc)}\n")
+        return _fail_closed(
+            call, f"Denied by plan mode (the plan-mode server failed): {hookclient.why(exc)}"
+        )
 
 
 def _fail_closed(call: Call, reason: str) -> dict[str, Any] | None:
@@ -532,7 +498,7 @@ def run(argv: list[str] | None = None) -> int:
         if not notes.valid_session(event.get("session_id")):
             raise ValueError("no session_id")
     except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
-        sys.stderr.write(f"planmode hook: the hook input cannot be read: {_why(exc)}\n")
+        sys.stderr.write(f"planmode hook: the hook input cannot be read: {hookclient.why(exc)}\n")
         envelope = _envelope(raw)
         session = envelope.get("session_id")
         planning = envelope.get("tool_name") == EXIT_TOOL or (
@@ -542,7 +508,9 @@ def run(argv: list[str] | None = None) -> int:
         )
         output = None
         if envelope.get("hook_event_name") in (None, "BeforeTool") and planning:
-            output = _deny(f"Denied by plan mode (the hook input cannot be read): {_why(exc)}")
+            output = _deny(
+                f"Denied by plan mode (the hook input cannot be read): {hookclient.why(exc)}"
+            )
     else:
         output = answer(event, launcher)
     if output is not None:
