@@ -37,6 +37,11 @@ export const TEAMMATE_KEY = "planMode/teammateKey";
 // Ours: answered at once; a hook waiting on a pending exit asks after a silence, and takes no
 // answer for a dead or hung server (docs/protocol.md §10).
 export const PING = "planMode/ping";
+// After approval (docs/protocol.md §12.1): a session's progress, the user's mark of a step.
+export const GET_PROGRESS = "planMode/getProgress";
+export const SET_STEP_STATUS = "planMode/setStepStatus";
+// Ours: every executing session's progress (the CLI's `planmode progress`, a status bar).
+export const LIST_PROGRESS = "planMode/listProgress";
 // Ours: the plan library (docs/protocol.md §12.3): a plan saved for later (the contract's
 // name), taken up again by a session, and any version of a plan's history in full.
 export const SAVE_FOR_LATER = "planMode/saveForLater";
@@ -47,6 +52,7 @@ export const REVISION_TEXT = "planMode/revisionText";
 export const DID_CHANGE_STATE = "planMode/didChangeState";
 export const APPROVAL_REQUESTED = "planMode/approvalRequested";
 export const APPROVAL_RESOLVED = "planMode/approvalResolved";
+export const DID_CHANGE_PROGRESS = "planMode/didChangeProgress";
 
 // workspace/executeCommand commands (also the code lenses' commands)
 export const COMMAND_APPROVE = "planMode.approve";
@@ -54,6 +60,11 @@ export const COMMAND_REJECT = "planMode.reject";
 export const COMMAND_SAVE_FOR_LATER = "planMode.saveForLater";
 export const COMMAND_KEEP_HUNK = "planMode.keepHunk";
 export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
+// Ours (docs/protocol.md §12): a step's mark, a file allowed for the plan being carried out,
+// the progress shown in a message (the "Plan 3/7 done" lens).
+export const COMMAND_SET_STEP_STATUS = "planMode.setStepStatus";
+export const COMMAND_ALLOW_FILE = "planMode.allowFile";
+export const COMMAND_SHOW_PROGRESS = "planMode.showProgress";
 
 // Lens titles
 export const LENS_APPROVE = "Approve plan";
@@ -71,6 +82,7 @@ export const PLAN_MODE_DISABLED = -32003;
 export const NO_PLAN_FILE = -32004;
 export const NO_PENDING_APPROVAL = -32005;
 export const PLAN_CHANGED = -32006;
+export const NO_APPROVED_PLAN = -32007;
 
 // initializationOptions / workspace configuration section
 export const SETTINGS_SECTION = "planMode";

@@ -19,7 +19,11 @@ test("the server's commands, registered once for every folder's server, are its 
       protocol.COMMAND_APPROVE,
       protocol.COMMAND_KEEP_HUNK,
       protocol.COMMAND_REJECT,
+      protocol.COMMAND_SAVE_FOR_LATER,
       protocol.COMMAND_UNDO_HUNK,
+      protocol.COMMAND_SET_STEP_STATUS,
+      protocol.COMMAND_ALLOW_FILE,
+      protocol.COMMAND_SHOW_PROGRESS,
     ].sort(),
   );
 });
