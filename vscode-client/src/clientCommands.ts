@@ -11,7 +11,8 @@ import { COMMANDS } from "./commands";
 import type { ReviewComments } from "./comments";
 import { showPlanChanges, type SubmittedPlanProvider } from "./planDiff";
 import { askRejectFeedback, confirmGrants, openFile } from "./planReview";
-import { APPROVE, ENTER, REJECT, SET_MODE } from "./protocol";
+import type { SaveForLaterParams } from "./libraryModel";
+import { APPROVE, ENTER, REJECT, SAVE_FOR_LATER, SET_MODE } from "./protocol";
 import type { FolderServer } from "./servers/folderServer";
 import type { WorkspaceServers } from "./servers/workspaceServers";
 import type { Approval, EnterResult, OkResult, PermissionMode, SessionState } from "./state";
@@ -45,6 +46,7 @@ export class ClientCommands {
       on(COMMANDS.approve, (server) => this.approve(server), true),
       on(COMMANDS.approveAcceptEdits, (server) => this.approve(server, "acceptEdits"), true),
       on(COMMANDS.reject, (server) => this.reject(server), true),
+      on(COMMANDS.saveForLater, (server) => this.saveForLater(server), true),
       on(COMMANDS.showChanges, (server) => this.showChanges(server), true),
       on(COMMANDS.reviewPlan, (server) => this.reviewPlan(server), true),
       on(COMMANDS.pickMode, (server) => this.pickMode(server)),
@@ -88,6 +90,19 @@ export class ClientCommands {
     const feedback = await askRejectFeedback();
     if (feedback !== undefined)
       await server.request<OkResult>(REJECT, rejectParams(approval, feedback));
+  }
+
+  /** The fourth decision: the plan is kept, and the agent told not to implement it now. */
+  private async saveForLater(server: FolderServer): Promise<void> {
+    const approval = pendingApproval(server);
+    if (approval === undefined) return;
+    const params: SaveForLaterParams = {
+      approvalId: approval.approvalId,
+      ...(approval.sessionId !== null ? { sessionId: approval.sessionId } : {}),
+    };
+    const result = await server.request<OkResult>(SAVE_FOR_LATER, params);
+    if (result?.ok === false)
+      void vscode.window.showErrorMessage(`Plan mode: ${result.failureReason ?? "not saved"}`);
   }
 
   private async showChanges(server: FolderServer): Promise<void> {

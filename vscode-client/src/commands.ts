@@ -20,6 +20,13 @@ export const COMMANDS = {
   restart: "planMode.client.restartServer",
   fixServer: "planMode.client.setUpServer",
   addComment: "planMode.client.addComment",
+  saveForLater: "planMode.client.saveForLater",
+  markStep: "planMode.client.markStep",
+  refreshPlans: "planMode.client.refreshPlans",
+  openRevision: "planMode.client.openRevision",
+  compareWithPrevious: "planMode.client.compareWithPrevious",
+  compareRevisions: "planMode.client.compareRevisions",
+  takeUpPlan: "planMode.client.takeUpPlan",
 } as const;
 
 /**

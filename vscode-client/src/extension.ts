@@ -6,7 +6,8 @@
  * `activate` only wires the parts together; each owns its state and its disposables:
  * WorkspaceServers (servers/) the servers and what they said, ServerCommands the servers'
  * commands, StatusBar the status bar item, ClientCommands the palette, PlanReviews and
- * ReviewComments the review around a plan.
+ * ReviewComments the review around a plan, ProgressMarks and PlansView what comes after
+ * approval, RevisionHighlights the agent's revisions in the plan.
  */
 
 import * as vscode from "vscode";
@@ -16,6 +17,9 @@ import { ClientCommands } from "./clientCommands";
 import { ReviewComments } from "./comments";
 import { SubmittedPlanProvider } from "./planDiff";
 import { PlanReviews } from "./planReview";
+import { PlansView } from "./plansView";
+import { ProgressMarks } from "./progress";
+import { RevisionHighlights } from "./revisionHighlights";
 import { ServerCommands } from "./servers/serverCommands";
 import { WorkspaceServers } from "./servers/workspaceServers";
 import { StatusBar } from "./statusBar";
@@ -28,14 +32,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   servers = running;
   const submitted = new SubmittedPlanProvider();
   const comments = new ReviewComments(running);
+  const serverCommands = new ServerCommands(running);
   context.subscriptions.push(
     running,
-    new ServerCommands(running),
+    serverCommands,
     new StatusBar(running),
     comments,
     new PlanReviews(running.onDidChangeState, submitted, comments),
     vscode.workspace.registerTextDocumentContentProvider(SUBMITTED_PLAN_SCHEME, submitted),
     ...new ClientCommands(running, submitted, comments).register(),
+    new ProgressMarks(running),
+    new PlansView(running),
+    new RevisionHighlights(running, serverCommands.onDidRun),
   );
   await running.start();
 }

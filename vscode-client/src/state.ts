@@ -44,7 +44,7 @@ export interface Approval {
 /** `planMode/approvalResolved`: a decision was made; `restoredMode` when a mode was restored. */
 export interface ApprovalResolved {
   approvalId: string;
-  outcome: "approved" | "rejected" | "cancelled";
+  outcome: "approved" | "rejected" | "saved" | "cancelled";
   restoredMode?: PermissionMode;
 }
 

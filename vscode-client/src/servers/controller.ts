@@ -23,9 +23,11 @@ import {
 import {
   APPROVAL_REQUESTED,
   APPROVAL_RESOLVED,
+  DID_CHANGE_PROGRESS,
   DID_CHANGE_STATE,
   SETTINGS_SECTION,
 } from "../protocol";
+import type { Progress } from "../progressModel";
 import { environment } from "../python/interpreters";
 import { type PrivateEnvironment } from "../python/privateEnvironment";
 import { onPythonInterpreterChange } from "../python/pythonExtension";
@@ -53,6 +55,7 @@ export interface ClientEvents {
   onState(state: SessionState): void;
   onApprovalRequested(approval: Approval): void;
   onApprovalResolved(resolved: ApprovalResolved): void;
+  onProgress(progress: Progress): void;
   onStarted(server: ServerInfo): void;
   onProblem(problem: Problem): void;
 }
@@ -301,6 +304,9 @@ export class ServerController implements vscode.Disposable {
     client.onNotification(APPROVAL_RESOLVED, (resolved: ApprovalResolved) =>
       this.events.onApprovalResolved(resolved),
     );
+    client.onNotification(DID_CHANGE_PROGRESS, (progress: Progress) =>
+      this.events.onProgress(progress),
+    );
     client.onDidChangeState((change) => {
       if (
         change.newState === State.Stopped &&
@@ -357,6 +363,9 @@ export class ServerController implements vscode.Disposable {
 
   private middleware(): Middleware {
     return {
+      // The server's inlay hints draw step marks and removed text for editors without this
+      // client (docs/protocol.md §12.4); here progress.ts and revisionHighlights.ts draw them.
+      provideInlayHints: () => [],
       workspace: {
         // Answer with what the user set, like initializationOptions (see settings.ts).
         configuration: async (params, token, next) => {

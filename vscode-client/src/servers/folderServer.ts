@@ -7,6 +7,8 @@
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
 
+import type { Progress } from "../progressModel";
+import { GET_PROGRESS, LIST_PROGRESS } from "../protocol";
 import { SOURCE_LABELS } from "../python/resolve";
 import { SessionTracker, type Approval, type ApprovalResolved, type SessionState } from "../state";
 import {
@@ -32,10 +34,17 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
   private readonly approvals = new Set<string>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly stateChanged = new vscode.EventEmitter<SessionState>();
+  private readonly progressChanged = new vscode.EventEmitter<Progress>();
+  /** Each session's progress through its approved plan, by session id. */
+  private readonly progress = new Map<string, Progress>();
+  /** The sessions whose progress was asked for once since the server started. */
+  private readonly askedProgress = new Set<string>();
   /** What the status bar shows changed. */
   readonly onDidChange = this.changed.event;
   /** A session's state, as the server reported it. */
   readonly onDidChangeState = this.stateChanged.event;
+  /** A session's progress, as the server reported it or a request answered. */
+  readonly onDidChangeProgress = this.progressChanged.event;
 
   constructor(
     readonly folder: vscode.WorkspaceFolder,
@@ -96,6 +105,34 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     this.changed.fire();
   }
 
+  /**
+   * The progress to show: of the session whose approved plan is `path`, else of the session
+   * shown in the status bar; none for a session planning again (its plan is no longer
+   * carried out).
+   */
+  currentProgress(path?: string): Progress | undefined {
+    const executing = [...this.progress.values()].filter(
+      (p) => this.sessions.all().find((s) => s.sessionId === p.sessionId)?.mode !== "plan",
+    );
+    const ofPath = path && executing.find((p) => samePath(p.planFilePath, path));
+    if (ofPath) return ofPath;
+    const current = this.sessions.current()?.sessionId;
+    return executing.find((p) => p.sessionId === current) ?? executing.at(-1);
+  }
+
+  /** Every session's progress the server reported. */
+  allProgress(): Progress[] {
+    return [...this.progress.values()];
+  }
+
+  /** A progress a request answered with (the server's notification may come later). */
+  updateProgress(progress: Progress): void {
+    this.progress.delete(progress.sessionId); // the latest last: currentProgress's fallback
+    this.progress.set(progress.sessionId, progress);
+    this.progressChanged.fire(progress);
+    this.changed.fire();
+  }
+
   /** The running client, or an error message and undefined. */
   client(): LanguageClient | undefined {
     const running = this.controller.running;
@@ -119,6 +156,21 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
       void vscode.window.showErrorMessage(
         `Plan mode: ${error instanceof Error ? error.message : String(error)}`,
       );
+      return undefined;
+    }
+  }
+
+  /**
+   * A request whose failure is only logged: what the editor asks on its own (the Plans view,
+   * the marks in a plan), not on the user's click. Undefined while the server is not running.
+   */
+  async query<T>(method: string, params: object): Promise<T | undefined> {
+    const running = this.controller.running;
+    if (running === undefined) return undefined;
+    try {
+      return await running.sendRequest<T>(method, params);
+    } catch (error) {
+      this.log.debug(`${method}: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   }
@@ -164,6 +216,7 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     this.controller.dispose();
     this.changed.dispose();
     this.stateChanged.dispose();
+    this.progressChanged.dispose();
     this.log.dispose();
   }
 
@@ -178,6 +231,8 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     // A new server: what the old one said (a plan under review included) is gone with it.
     this.sessions.clear();
     this.approvals.clear();
+    this.progress.clear();
+    this.askedProgress.clear();
     this.serverInfo = undefined;
     this.problem = undefined;
     this.changed.fire();
@@ -187,8 +242,27 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     const review = state.pendingApproval === null ? "" : ", a plan waiting for review";
     this.log.debug(`Session ${state.sessionId}: ${state.mode}${review}`);
     this.sessions.update(state);
+    // Planning again ends the execution; the server says so only here (docs/protocol.md §12.1).
+    if (state.mode === "plan") this.progress.delete(state.sessionId);
+    else void this.askProgress(state.sessionId);
     this.stateChanged.fire(state);
     this.changed.fire();
+  }
+
+  /**
+   * A session seen for the first time may carry out a plan approved before this server or
+   * this window started; after that, the server notifies every change.
+   */
+  private async askProgress(sessionId: string): Promise<void> {
+    if (this.askedProgress.has(sessionId) || this.progress.has(sessionId)) return;
+    this.askedProgress.add(sessionId);
+    const progress = await this.query<Progress>(GET_PROGRESS, { sessionId });
+    if (progress !== undefined && !this.progress.has(sessionId)) this.updateProgress(progress);
+  }
+
+  onProgress(progress: Progress): void {
+    this.log.debug(`Session ${progress.sessionId}: ${progress.done}/${progress.total} steps done`);
+    this.updateProgress(progress);
   }
 
   onApprovalRequested(approval: Approval): void {
@@ -203,11 +277,16 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     this.serverInfo = serverLine({ ...info, sourceLabel: SOURCE_LABELS[info.source] });
     this.log.info(this.serverInfo);
     this.changed.fire();
+    void this.query<{ progress: Progress[] }>(LIST_PROGRESS, {}).then((listed) => {
+      for (const progress of listed?.progress ?? []) this.updateProgress(progress);
+    });
   }
 
   onProblem(problem: Problem): void {
     this.sessions.clear();
     this.approvals.clear();
+    this.progress.clear();
+    this.askedProgress.clear();
     this.serverInfo = undefined;
     this.problem = problem;
     this.changed.fire();

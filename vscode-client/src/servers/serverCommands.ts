@@ -14,6 +14,9 @@ import type { WorkspaceServers } from "./workspaceServers";
 
 export class ServerCommands implements vscode.Disposable {
   private readonly registrations: vscode.Disposable[];
+  private readonly ran = new vscode.EventEmitter<string>();
+  /** A command went to its server and was answered (a hunk kept, a plan decided, …). */
+  readonly onDidRun = this.ran.event;
 
   constructor(private readonly servers: WorkspaceServers) {
     this.registrations = SERVER_COMMANDS.map((command) =>
@@ -23,9 +26,18 @@ export class ServerCommands implements vscode.Disposable {
 
   dispose(): void {
     for (const registration of this.registrations) registration.dispose();
+    this.ran.dispose();
   }
 
   private async run(command: string, args: unknown[]): Promise<unknown> {
+    try {
+      return await this.send(command, args);
+    } finally {
+      this.ran.fire(command);
+    }
+  }
+
+  private async send(command: string, args: unknown[]): Promise<unknown> {
     const server = await this.servers.forServerCommand(args);
     if (server === undefined) return undefined;
     if (command === COMMAND_REJECT) {

@@ -6,6 +6,7 @@
 
 import * as vscode from "vscode";
 
+import type { Progress } from "../progressModel";
 import { PrivateEnvironment } from "../python/privateEnvironment";
 import type { SessionState } from "../state";
 import { serverNaming } from "../status";
@@ -22,10 +23,13 @@ export class WorkspaceServers implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly stateChanged = new vscode.EventEmitter<SessionState>();
+  private readonly progressChanged = new vscode.EventEmitter<Progress>();
   /** What the status bar shows changed (a server's state, or which server it shows). */
   readonly onDidChange = this.changed.event;
   /** A session's state, as its server reported it. */
   readonly onDidChangeState = this.stateChanged.event;
+  /** A session's progress through its approved plan, as its server reported it. */
+  readonly onDidChangeProgress = this.progressChanged.event;
 
   constructor(context: vscode.ExtensionContext) {
     const privateEnv = new PrivateEnvironment(context);
@@ -138,6 +142,7 @@ export class WorkspaceServers implements vscode.Disposable {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
     this.stateChanged.dispose();
+    this.progressChanged.dispose();
   }
 
   private async add(folder: vscode.WorkspaceFolder): Promise<void> {
@@ -152,6 +157,7 @@ export class WorkspaceServers implements vscode.Disposable {
     this.servers.set(key, server);
     server.onDidChange(() => this.changed.fire());
     server.onDidChangeState((state) => this.stateChanged.fire(state));
+    server.onDidChangeProgress((progress) => this.progressChanged.fire(progress));
     this.changed.fire();
     await server.start();
   }

@@ -12,7 +12,13 @@ import ts from "typescript";
 import { clientRoot } from "./helpers";
 
 /** The client's files that declare wire types: each exported interface in them is one. */
-const WIRE_FILES = ["src/state.ts", "src/args.ts"];
+const WIRE_FILES = [
+  "src/state.ts",
+  "src/args.ts",
+  "src/progressModel.ts",
+  "src/libraryModel.ts",
+  "src/hunkMarks.ts",
+];
 
 /** A TypeScript interface whose schema definition has another name. */
 const DEFINITION_OF: Record<string, string> = {};
@@ -25,6 +31,7 @@ const DEFINITION_OF: Record<string, string> = {};
 const OLDER_SERVERS: Record<string, string[]> = {
   Approval: ["grants"],
   SessionState: ["sandbox"],
+  LibraryPlan: ["status"],
 };
 
 interface PropertySchema {
