@@ -12,12 +12,8 @@ from typing import Any
 import pytest
 
 from planmode.agents.claude_code import shell_prefix
-from planmode.agents.claude_code.init import (
-    SetupError,
-    hook_command,
-    is_planmode_hook,
-    merge,
-)
+from planmode.agents.claude_code.init import is_planmode_hook, merge
+from planmode.agents.setup import SetupError, hook_command
 
 COMMAND = "/opt/venv/bin/planmode hook"
 

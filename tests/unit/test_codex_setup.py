@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from planmode.agents.claude_code.init import SetupError
 from planmode.agents.codex.init import (
     codex_hook_command,
     hook_hash,
@@ -22,6 +21,7 @@ from planmode.agents.codex.init import (
     merge_trust,
     trust,
 )
+from planmode.agents.setup import SetupError
 from tests.e2e.codex.tui import hook_trust
 
 COMMAND = "/opt/venv/bin/planmode hook codex"

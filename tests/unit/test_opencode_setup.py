@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from planmode.agents.claude_code.init import SetupError
 from planmode.agents.opencode import shell
 from planmode.agents.opencode.init import SCHEMA, merge
+from planmode.agents.setup import SetupError
 
 PLUGIN = "file:///home/u/.local/share/planmode/opencode/planmode.js"
 SHELL = "/home/u/.local/share/planmode/opencode/shell/bash"

@@ -19,14 +19,13 @@ runs every Bash command through it, and while the session plans it runs in the O
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
-import tempfile
 from typing import Any
 
+from planmode.agents import setup
 from planmode.agents.claude_code import shell_prefix
+from planmode.agents.setup import SetupError, hook_command, json_type
 
 # (event, matcher, timeout in seconds or None for Claude Code's default)
 HOOKS: tuple[tuple[str, str | None, int | None], ...] = (
@@ -36,62 +35,23 @@ HOOKS: tuple[tuple[str, str | None, int | None], ...] = (
 )
 
 
-class SetupError(Exception):
-    """The settings file cannot be merged; nothing was written."""
-
-
-def json_type(value: object) -> str:
-    """What JSON calls the type of a parsed value (the user wrote JSON, not Python)."""
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return "a number"
-    return names.get(type(value), type(value).__name__)
-
-
-def hook_command(argv0: str | None = None, python: str | None = None) -> str:
-    """The shell command Claude Code runs: this ``planmode`` by absolute path."""
-    script = argv0 if argv0 is not None else sys.argv[0]
-    if os.path.basename(script).startswith("planmode") and os.access(script, os.X_OK):
-        return f"{shlex.quote(os.path.abspath(script))} hook"
-    return f"{shlex.quote(python or sys.executable)} -m planmode hook"
-
-
 def is_planmode_hook(command: object) -> bool:
     """A command that runs ``planmode hook`` (by any path, or ``python -m planmode hook``)."""
-    if not isinstance(command, str):
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if len(words) >= 2 and words[-1] == "hook" and os.path.basename(words[-2]) == "planmode":
-        return True
-    return words[-3:] == ["-m", "planmode", "hook"]
+    return setup.runs_hook(command)
 
 
 def merge(settings: dict[str, Any], command: str, prefix: str | None = None) -> dict[str, Any]:
     """``settings`` with the planmode hooks in it (a new dict; ``settings`` is not changed);
     with ``prefix``, also planmode's shell prefix in its ``env`` (docs/claude-code.md)."""
-    merged: dict[str, Any] = json.loads(json.dumps(settings))
-    if prefix is not None:
-        _merge_prefix(merged, prefix)
-    hooks = merged.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")
+    hooks = []
     for event, matcher, timeout in HOOKS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise SetupError(f"'hooks.{event}' is {json_type(groups)}, not an array")
         entry: dict[str, Any] = {"type": "command", "command": command}
         if timeout is not None:
             entry["timeout"] = timeout
-        if not _update_ours(groups, matcher, entry):
-            group: dict[str, Any] = {"hooks": [entry]}
-            if matcher is not None:
-                group = {"matcher": matcher, **group}
-            groups.append(group)
+        hooks.append((event, matcher, entry))
+    merged = setup.merge_hooks(settings, hooks, is_planmode_hook)
+    if prefix is not None:
+        _merge_prefix(merged, prefix)
     return merged
 
 
@@ -116,70 +76,9 @@ def _merge_prefix(settings: dict[str, Any], prefix: str) -> None:
     env[shell_prefix.ENV_PREFIX] = prefix
 
 
-def _update_ours(groups: list[Any], matcher: str | None, entry: dict[str, Any]) -> bool:
-    """Update a planmode hook already under ``matcher``; False when there is none."""
-    for group in groups:
-        if not isinstance(group, dict) or group.get("matcher") != matcher:
-            continue
-        listed = group.get("hooks")
-        if not isinstance(listed, list):
-            continue
-        for index, hook in enumerate(listed):
-            if isinstance(hook, dict) and is_planmode_hook(hook.get("command")):
-                listed[index] = {**hook, **entry}
-                return True
-    return False
-
-
 def settings_path(root: str, local: bool) -> str:
     name = "settings.local.json" if local else "settings.json"
     return os.path.join(root, ".claude", name)
-
-
-def read_settings(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise SetupError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise SetupError(f"{path} is not valid JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise SetupError(f"{path} holds {json_type(data)}, not a JSON object")
-    return data
-
-
-def write_settings(path: str, settings: dict[str, Any]) -> None:
-    """Atomically: Claude Code never reads half a file. A settings file that is a symbolic
-    link (kept with the user's dotfiles, say) is written where it points and stays a link."""
-    path = os.path.realpath(path)
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".settings.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(render(settings))
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def render(settings: dict[str, Any]) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
 
 
 def prefix_path(root: str) -> str:
@@ -187,9 +86,8 @@ def prefix_path(root: str) -> str:
     project (Claude Code drops a prefix the session could write, and the agent must not be
     able to change what sandboxes it)."""
     path = shell_prefix.default_path()
-    project = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if real == project or real.startswith(project.rstrip(os.sep) + os.sep):
+    if not setup.outside(path, root):
+        project = os.path.realpath(root)
         raise SetupError(
             f"the shell prefix would be {path}, inside the project {project}, where the agent "
             "can write and Claude Code does not accept it; set XDG_DATA_HOME to a directory "
@@ -214,13 +112,13 @@ def run(
             # A mistyped --root must not become a new directory tree holding only settings.
             raise SetupError(f"the project directory {os.path.abspath(root)} does not exist")
         prefix = prefix_path(root) if with_prefix else None
-        current = read_settings(path)
+        current = setup.read_json(path)
         merged = merge(current, hook, prefix)
     except SetupError as exc:
         sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
         return 1
     if show:
-        sys.stdout.write(render(merged))
+        sys.stdout.write(setup.render_json(merged))
         return 0
     try:
         installed = prefix is not None and shell_prefix.install(prefix)
@@ -233,7 +131,7 @@ def run(
         sys.stdout.write(f"{path} already has the planmode hooks ({hook})\n")
         return 0
     try:
-        write_settings(path, merged)
+        setup.write_json(path, merged)
     except OSError as exc:
         sys.stderr.write(f"planmode init: cannot write {path}: {exc}; it was not changed\n")
         return 1

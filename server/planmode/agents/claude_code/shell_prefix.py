@@ -200,17 +200,6 @@ def default_path() -> str:
 
 def install(path: str) -> bool:
     """Write the script to ``path`` (0755, atomically); False when it is already there."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            if stream.read() == SCRIPT and os.access(path, os.X_OK):
-                return False
-    except OSError:
-        pass
-    directory = os.path.dirname(path)
-    os.makedirs(directory, mode=0o755, exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
-    with open(temp, "w", encoding="utf-8") as stream:
-        stream.write(SCRIPT)
-    os.chmod(temp, 0o755)
-    os.replace(temp, path)
-    return True
+    from planmode.agents.setup import install_script
+
+    return install_script(path, SCRIPT)

@@ -29,18 +29,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
 import sys
 import tomllib
 from typing import Any
 
-from planmode.agents.claude_code.init import (
-    SetupError,
-    hook_command,
-    json_type,
-    read_settings,
-    write_settings,
-)
+from planmode.agents import setup
+from planmode.agents.setup import SetupError, hook_command
 
 # (event, timeout in seconds or None for Codex's default, status message or None)
 HOOKS: tuple[tuple[str, int | None, str | None], ...] = (
@@ -77,54 +71,21 @@ def codex_hook_command(argv0: str | None = None, python: str | None = None) -> s
 
 def is_planmode_hook(command: object) -> bool:
     """A command that runs ``planmode hook codex`` (by any path, or ``-m planmode``)."""
-    if not isinstance(command, str):
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if words[-2:] != ["hook", "codex"]:
-        return False
-    return (len(words) >= 3 and os.path.basename(words[-3]) == "planmode") or words[-4:-2] == [
-        "-m",
-        "planmode",
-    ]
+    return setup.runs_hook(command, "codex")
 
 
 def merge(hooks_file: dict[str, Any], command: str) -> dict[str, Any]:
     """``hooks_file`` (the parsed ``.codex/hooks.json``) with the planmode hooks in it (a new
     dict; the input is not changed)."""
-    merged: dict[str, Any] = json.loads(json.dumps(hooks_file))
-    hooks = merged.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")
+    hooks = []
     for event, timeout, status in HOOKS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise SetupError(f"'hooks.{event}' is {json_type(groups)}, not an array")
         entry: dict[str, Any] = {"type": "command", "command": command}
         if timeout is not None:
             entry["timeout"] = timeout
         if status is not None:
             entry["statusMessage"] = status
-        if not _update_ours(groups, entry):
-            groups.append({"hooks": [entry]})
-    return merged
-
-
-def _update_ours(groups: list[Any], entry: dict[str, Any]) -> bool:
-    """Update a planmode hook already in a group without a matcher; False when there is none."""
-    for group in groups:
-        if not isinstance(group, dict) or group.get("matcher") is not None:
-            continue
-        listed = group.get("hooks")
-        if not isinstance(listed, list):
-            continue
-        for index, hook in enumerate(listed):
-            if isinstance(hook, dict) and is_planmode_hook(hook.get("command")):
-                listed[index] = {**hook, **entry}
-                return True
-    return False
+        hooks.append((event, None, entry))  # Codex's hooks here take no matcher
+    return setup.merge_hooks(hooks_file, hooks, is_planmode_hook)
 
 
 def hook_hash(event: str, matcher: object, hook: dict[str, Any]) -> str:
@@ -170,15 +131,9 @@ def codex_home() -> str:
 
 def read_config(path: str) -> tuple[str, dict[str, Any]]:
     """The user's ``config.toml``: its text and what it says ("" and {} when missing)."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
-    except FileNotFoundError:
+    text = setup.read_text(path)
+    if text is None:
         return "", {}
-    except OSError as exc:
-        raise SetupError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise SetupError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -256,28 +211,6 @@ def project_trusted(config: dict[str, Any], root: str) -> bool:
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
-def write_text(path: str, text: str) -> None:
-    """Atomically, through a symbolic link where the file is one."""
-    import tempfile
-
-    path = os.path.realpath(path)
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".config.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def run(root: str, show: bool = False, command: str | None = None, with_trust: bool = True) -> int:
     """The verb: merge and write (or print) the hooks and their trust; 1 with the reason on
     stderr when it cannot, and then nothing is written."""
@@ -288,7 +221,7 @@ def run(root: str, show: bool = False, command: str | None = None, with_trust: b
             raise SetupError(f"the project directory {os.path.abspath(root)} does not exist")
         project = os.path.realpath(root)
         hooks_path = os.path.join(project, ".codex", "hooks.json")
-        current = read_settings(hooks_path)
+        current = setup.read_json(hooks_path)
         merged = merge(current, hook)
         config_path = os.path.join(codex_home(), "config.toml")
         text, config = read_config(config_path)
@@ -302,7 +235,7 @@ def run(root: str, show: bool = False, command: str | None = None, with_trust: b
         sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
         return 1
     if show:
-        sys.stdout.write(json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(setup.render_json(merged))
         for key, digest in missing.items() if with_trust else ():
             sys.stdout.write(
                 f"# {config_path}\n[hooks.state.{json.dumps(key)}]\n"
@@ -312,9 +245,9 @@ def run(root: str, show: bool = False, command: str | None = None, with_trust: b
     changed = merged != current or not os.path.exists(hooks_path)
     try:
         if changed:
-            write_settings(hooks_path, merged)
+            setup.write_json(hooks_path, merged)
         if new_text != text:
-            write_text(config_path, new_text)
+            setup.write_text(config_path, new_text, new_mode=0o600)
     except OSError as exc:
         sys.stderr.write(f"planmode init: cannot write: {exc}\n")
         return 1

@@ -32,15 +32,9 @@ import shlex
 import sys
 from typing import Any
 
-from planmode.agents.claude_code.init import (
-    SetupError,
-    hook_command,
-    json_type,
-    read_settings,
-    render,
-    write_settings,
-)
+from planmode.agents import setup
 from planmode.agents.gemini import shell, versions
+from planmode.agents.setup import SetupError, hook_command
 
 NAME = "planmode"
 POLICY_FILE = "planmode.toml"
@@ -68,52 +62,18 @@ def command(base: str, launcher: str | None) -> str:
 
 def is_planmode_hook(command: object) -> bool:
     """A command that runs planmode's Gemini hook (by any path, or ``python -m planmode``)."""
-    if not isinstance(command, str):
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if words[:1] and os.path.basename(words[0]) == "planmode":
-        return words[1:3] == ["hook", "gemini"]
-    return words[1:5] == ["-m", "planmode", "hook", "gemini"]
+    return setup.runs_hook(command, "gemini")
 
 
 def merge(settings: dict[str, Any], hook: str) -> dict[str, Any]:
     """``settings`` with planmode's hooks in it (a new dict; ``settings`` is not changed)."""
-    import json
-
-    merged: dict[str, Any] = json.loads(json.dumps(settings))
-    hooks = merged.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SetupError(f"'hooks' is {json_type(hooks)}, not an object")
+    hooks = []
     for event, matcher, timeout in HOOKS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise SetupError(f"'hooks.{event}' is {json_type(groups)}, not an array")
         entry: dict[str, Any] = {"type": "command", "name": NAME, "command": hook}
         if timeout is not None:
             entry["timeout"] = timeout
-        if not _update_ours(groups, matcher, entry):
-            group: dict[str, Any] = {"hooks": [entry]}
-            if matcher is not None:
-                group = {"matcher": matcher, **group}
-            groups.append(group)
-    return merged
-
-
-def _update_ours(groups: list[Any], matcher: str | None, entry: dict[str, Any]) -> bool:
-    for group in groups:
-        if not isinstance(group, dict) or group.get("matcher") != matcher:
-            continue
-        listed = group.get("hooks")
-        if not isinstance(listed, list):
-            continue
-        for index, hook in enumerate(listed):
-            if isinstance(hook, dict) and is_planmode_hook(hook.get("command")):
-                listed[index] = {**hook, **entry}
-                return True
-    return False
+        hooks.append((event, matcher, entry))
+    return setup.merge_hooks(settings, hooks, is_planmode_hook)
 
 
 def policy(launcher: str | None) -> str:
@@ -165,20 +125,10 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(_toml_string(item) for item in items) + "]"
 
 
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SetupError(f"cannot read {path}: {exc}") from exc
-
-
 def check_policy_file(path: str) -> str | None:
     """The planmode policy file's text now (None: none yet); SetupError when a file of that
     name is not planmode's."""
-    current = _read_text(path)
+    current = setup.read_text(path)
     if current is not None and not current.startswith(POLICY_HEADER):
         raise SetupError(
             f"{path} is not planmode's (its first line is not {POLICY_HEADER!r}); move it "
@@ -187,35 +137,12 @@ def check_policy_file(path: str) -> str | None:
     return current
 
 
-def write_text(path: str, text: str) -> None:
-    """Atomically, through a symbolic link (kept with the user's dotfiles, say)."""
-    import tempfile
-
-    path = os.path.realpath(path)
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".planmode.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def launcher_path(root: str) -> str:
     """Where the launcher goes: this user's data directory, which must lie outside the project
     (the agent must not be able to change what sandboxes it)."""
     path = shell.default_path()
-    project = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if real == project or real.startswith(project.rstrip(os.sep) + os.sep):
+    if not setup.outside(path, root):
+        project = os.path.realpath(root)
         raise SetupError(
             f"the shell launcher would be {path}, inside the project {project}, where the "
             "agent can write; set XDG_DATA_HOME to a directory outside the project, or run "
@@ -235,7 +162,7 @@ def _policy_paths_warning(home: str) -> str | None:
     """Gemini reads the user's policies from ``policyPaths`` instead, when its settings name
     any: planmode's file is then not read."""
     try:
-        settings = read_settings(os.path.join(home, "settings.json"))
+        settings = setup.read_json(os.path.join(home, "settings.json"))
     except SetupError:
         return None
     paths = settings.get("policyPaths")
@@ -258,7 +185,7 @@ def run(root: str, show: bool = False, hook: str | None = None, with_shell: bool
         launcher = launcher_path(root) if with_shell else None
         base = hook or hook_command()
         hook_line = command(base, launcher)
-        current = read_settings(settings_path)
+        current = setup.read_json(settings_path)
         merged = merge(current, hook_line)
         current_policy = check_policy_file(policy_path)
         rules = policy(launcher)
@@ -266,7 +193,9 @@ def run(root: str, show: bool = False, hook: str | None = None, with_shell: bool
         sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
         return 1
     if show:
-        sys.stdout.write(f"# {settings_path}\n{render(merged)}\n# {policy_path}\n{rules}")
+        sys.stdout.write(
+            f"# {settings_path}\n{setup.render_json(merged)}\n# {policy_path}\n{rules}"
+        )
         return 0
     try:
         if launcher is not None and shell.install(launcher):
@@ -274,10 +203,10 @@ def run(root: str, show: bool = False, hook: str | None = None, with_shell: bool
                 f"wrote the shell launcher {launcher}: planning shell lines run in the sandbox\n"
             )
         if current_policy != rules:
-            write_text(policy_path, rules)
+            setup.write_text(policy_path, rules)
             sys.stdout.write(f"wrote planmode's rules to {policy_path}\n")
         if merged != current or not os.path.exists(settings_path):
-            write_settings(settings_path, merged)
+            setup.write_json(settings_path, merged)
             events = ", ".join(event for event, _, _ in HOOKS)
             sys.stdout.write(
                 f"wrote the planmode hooks to {settings_path}: {events}, each running {hook_line}\n"

@@ -32,8 +32,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from planmode.agents.claude_code.init import SetupError, json_type, read_settings, write_settings
+from planmode.agents import setup
 from planmode.agents.opencode import shell
+from planmode.agents.setup import SetupError, json_type
 
 SCHEMA = "https://opencode.ai/config.json"
 PLUGIN = "planmode.js"
@@ -111,22 +112,18 @@ def run(root: str, show: bool = False, with_shell: bool = True) -> int:
                 f'"plugin": ["{plugin_file.as_uri()}"]'
                 + (f' and "shell": "{shell_file}"' if with_shell else "")
             )
-        real = os.path.realpath(target)
-        inside = real == os.path.realpath(project) or real.startswith(
-            os.path.realpath(project).rstrip(os.sep) + os.sep
-        )
-        if inside:
+        if not setup.outside(str(target), project):
             raise SetupError(
                 f"planmode's plugin would be in {target}, inside the project, where the agent "
                 "can change it; set XDG_DATA_HOME to a directory outside the project"
             )
-        current = read_settings(path)
+        current = setup.read_json(path)
         merged = merge(current, plugin_file.as_uri(), str(shell_file) if with_shell else None)
     except SetupError as exc:
         sys.stderr.write(f"planmode init: {exc}; nothing was changed\n")
         return 1
     if show:
-        sys.stdout.write(json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(setup.render_json(merged))
         return 0
     try:
         wrote = _install(plugin_file, plugin_source())
@@ -141,7 +138,7 @@ def run(root: str, show: bool = False, with_shell: bool = True) -> int:
         sys.stdout.write(f"{path} already names planmode's plugin ({plugin_file})\n")
     else:
         try:
-            write_settings(path, merged)
+            setup.write_json(path, merged)
         except OSError as exc:
             sys.stderr.write(f"planmode init: cannot write {path}: {exc}; it was not changed\n")
             return 1

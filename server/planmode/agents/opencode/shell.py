@@ -17,8 +17,6 @@ shell's name, and reads the command as bash. It runs ``/bin/bash`` (else ``bash`
 
 from __future__ import annotations
 
-import os
-
 NAME = "bash"
 MARK = "PLANMODE_SANDBOX"
 
@@ -63,16 +61,6 @@ exec "$@" "$shell" -c "$command"
 
 def install(path: str) -> bool:
     """Write the script to ``path`` (0755, atomically); False when it is already there."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            if stream.read() == SCRIPT and os.access(path, os.X_OK):
-                return False
-    except OSError:
-        pass
-    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
-    with open(temp, "w", encoding="utf-8") as stream:
-        stream.write(SCRIPT)
-    os.chmod(temp, 0o755)
-    os.replace(temp, path)
-    return True
+    from planmode.agents.setup import install_script
+
+    return install_script(path, SCRIPT)
