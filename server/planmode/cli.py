@@ -108,7 +108,21 @@ def verbs() -> dict[str, Verb]:
             Arg("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]),
         ),
         "demo": Verb(run_demo, "play agent and editor against the server, end to end"),
-        "hook": Verb(run_hook, "answer a Claude Code hook (JSON on stdin)"),
+        "hook": Verb(
+            run_hook,
+            "answer an agent's hook before its tool call (JSON on stdin)",
+            Arg(
+                "agent",
+                nargs="?",
+                choices=("gemini", "codex"),
+                help="the agent whose hook this is (default: Claude Code)",
+            ),
+            epilog="What `planmode init AGENT` writes into the agent's settings: `planmode hook` "
+            "for Claude Code, `planmode hook gemini [--launcher PATH]` for Gemini CLI, `planmode "
+            "hook codex` for Codex (OpenCode runs planmode's plugin instead). Each reads the "
+            "agent's hook event on stdin, asks the editor's plan-mode server of its workspace "
+            "and prints the answer in the agent's terms (server/planmode/agents/<agent>/hook.py).",
+        ),
         "init": Verb(
             run_init,
             "set an agent up to use the editor's plan mode (claude-code: its hooks; "
@@ -357,6 +371,14 @@ def run_demo(args: argparse.Namespace | None = None) -> int:
 
 
 def run_hook(args: argparse.Namespace | None = None) -> int:
+    if args is not None and args.agent == "codex":
+        from planmode.agents.codex.hook import run as run_codex_hook
+
+        return run_codex_hook()
+    if args is not None and args.agent == "gemini":
+        from planmode.agents.gemini.hook import run as run_gemini_hook
+
+        return run_gemini_hook([])
     from planmode.agents.claude_code.hook import run
 
     return run()

@@ -1,8 +1,8 @@
 """One package per agent: everything that agent's own contract needs, so that core stays
 agent-neutral (it knows an agent only through :mod:`planmode.core.agents`).
 
-The shape every agent follows — ``claude_code/`` first; Gemini CLI, Codex and OpenCode next —
-with one module per question, each saying in its docstring how the agent does it:
+The shape every agent follows — ``claude_code/``, ``gemini/``, ``codex/``, ``opencode/`` — with
+one module per question, each saying in its docstring how the agent does it:
 
 * **Set-up** (``init.py``): ``planmode init <agent>`` writes what the agent needs to reach plan
   mode (its hooks, a plugin, a settings file), merging into the user's own and never losing it.
@@ -23,6 +23,10 @@ with one module per question, each saying in its docstring how the agent does it
 * **Adapter** (``adapter.py``): the objects core is handed — made by the LSP layer from a
   request that carries the agent's params (lsp/features/agents.py picks it).
 * **Versions** (``versions.py``): what was measured of which version, and which version runs.
+
+What the agents share is agent-neutral and lives here, beside them: :mod:`.hookclient` (every
+hook's client of the server's agent endpoint, stdlib only) and :mod:`.setup` (what every
+``init`` does with a settings file, a hook command and an installed script).
 
 This package and each agent's ``__init__.py`` import nothing: a hook that runs before every
 tool call loads only the modules it uses.
