@@ -343,6 +343,7 @@ def run_tcp(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
+    from planmode.lsp.app import create_server
     from planmode.lsp.transport import tcp
 
     try:
@@ -353,7 +354,7 @@ def run_tcp(args: argparse.Namespace) -> int:
         return 2
     endpoint_file = Path(args.endpoint_file).resolve() if args.endpoint_file else None
     try:
-        asyncio.run(tcp.serve(args.host, args.port, token, endpoint_file))
+        asyncio.run(tcp.serve(args.host, args.port, token, endpoint_file, create_server))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except OSError as exc:

@@ -59,10 +59,11 @@ async def test_the_lenses_as_code_actions_and_hunks_where_the_cursor_is(
         "Approve plan",
         "Approve & auto-accept edits",
         "Reject…",
+        "Save for later",
     ]
     # A client asking only for other kinds gets none; a parent kind lets them through.
     assert await editor.code_actions(plan_path, only=[types.CodeActionKind.Refactor]) == []
-    assert len(await editor.code_actions(plan_path, only=[types.CodeActionKind.QuickFix])) == 3
+    assert len(await editor.code_actions(plan_path, only=[types.CodeActionKind.QuickFix])) == 4
 
     # The agent revises: Keep / Undo only where the range touches the changed hunk.
     revised = PLAN.replace("3. Run the app\n", "3. Run the app twice\n4. Check the log\n")
@@ -70,7 +71,7 @@ async def test_the_lenses_as_code_actions_and_hunks_where_the_cursor_is(
     lenses = await editor.lenses(plan_path)
     ((hunk_line, keep_title, undo_title, hunk_args),) = hunk_pairs(lenses)
     assert hunk_line == 4
-    approvals = of_lenses(lenses)[:3]
+    approvals = of_lenses(lenses)[:4]
     assert commands(await editor.code_actions(plan_path, 2)) == approvals
     for line, end in ((4, 4), (5, 5), (1, 4), (5, 9)):
         assert commands(await editor.code_actions(plan_path, line, end)) == [
@@ -87,7 +88,7 @@ async def test_the_lenses_as_code_actions_and_hunks_where_the_cursor_is(
         "ok": True
     }
     assert editor.buffers[plan_path] == PLAN
-    assert len(await editor.code_actions(plan_path, 4)) == 3
+    assert len(await editor.code_actions(plan_path, 4)) == 4
 
     # Approve from the menu: the agent gets the plan the user saw.
     approve = (await editor.code_actions(plan_path))[0]
@@ -254,6 +255,7 @@ async def test_an_exit_without_a_plan_file_is_told_not_asked_when_the_editor_can
             "Approve plan and allow `python3` …",
             "Approve & auto-accept edits and allow the same",
             "Reject…",
+            "Save for later",
         ]
         approve = actions[0]
         assert isinstance(approve, types.CodeAction) and approve.command is not None

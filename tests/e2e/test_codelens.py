@@ -60,9 +60,15 @@ async def test_three_lenses_only_on_the_plan_file_while_pending(editor: Editor, 
     approval = await editor.wait_for(REQUESTED)
     approval_id = approval["approvalId"]
     lenses = await editor.lenses(plan_path)
-    assert titles(lenses) == ["Approve plan", "Approve & auto-accept edits", "Reject…"]
+    assert titles(lenses) == [
+        "Approve plan",
+        "Approve & auto-accept edits",
+        "Reject…",
+        "Save for later",
+    ]
     assert all(lens.range.start.line == 0 for lens in lenses)
-    approve, accept, reject = lenses
+    approve, accept, reject, save = lenses
+    assert save.command is not None and save.command.command == "planMode.saveForLater"
     assert approve.command is not None and approve.command.command == "planMode.approve"
     assert accept.command is not None and accept.command.command == "planMode.approve"
     assert reject.command is not None and reject.command.command == "planMode.reject"
@@ -148,6 +154,7 @@ async def test_edited_plan_lens_title_counts_lines(editor: Editor, root: Path) -
         "Approve plan (edited: +3 −1)",
         "Approve & auto-accept edits",
         "Reject…",
+        "Save for later",
     ]
     assert arguments(lenses[0])[0]["planSha256"] == sha(edited)
     # Only removals.
@@ -231,7 +238,7 @@ async def test_lens_command_with_bad_arguments_changes_nothing(editor: Editor, r
     state = await editor.state()
     assert state["mode"] == "plan"
     assert state["pendingApproval"]["approvalId"] == approval_id
-    assert len(await editor.lenses(plan_path)) == 3
+    assert len(await editor.lenses(plan_path)) == 4
     await editor.execute("planMode.reject", [{"approvalId": approval_id}])
     await asyncio.wait_for(task, 5)
 
@@ -246,7 +253,7 @@ async def test_lenses_of_another_session_sit_on_its_own_plan(editor: Editor, roo
     assert approval["sessionId"] == "other"
     assert await editor.lenses(main_plan) == []
     lenses = await editor.lenses(other_plan)
-    assert len(lenses) == 3
+    assert len(lenses) == 4
     assert await editor.run_lens(lenses[0]) == {"ok": True}
     assert (await asyncio.wait_for(task, 5))["outcome"] == "approved"
     assert (await editor.state("other"))["mode"] == "default"
@@ -274,7 +281,7 @@ async def test_no_show_document_when_the_editor_cannot(root: Path, home: Path) -
     caps = harness.capabilities(show_document=False)
     async with running_editor(root, home, init_options={"sessionId": "main"}, caps=caps) as ed:
         plan_path, task, approval_id = await pending_exit(ed)
-        assert len(await ed.lenses(plan_path)) == 3
+        assert len(await ed.lenses(plan_path)) == 4
         await ed.request("planMode/approve", {"approvalId": approval_id})
         assert (await asyncio.wait_for(task, 5))["outcome"] == "approved"
         assert ed.client.shown_documents == []

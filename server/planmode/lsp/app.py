@@ -23,7 +23,8 @@ from lsprotocol import types
 
 from planmode import runtime
 from planmode.lsp import protocol
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer, workspace_root
+from planmode.lsp.server import PlanModeServer, workspace_root
+from planmode.lsp.transport.rpc import PlanModeProtocol
 
 log = logging.getLogger(__name__)
 

@@ -39,9 +39,10 @@ from planmode.core.state_dir import STATE, StatePlace
 from planmode.lsp import protocol
 from planmode.lsp.params import PingParams
 from planmode.lsp.results import OkResult
-from planmode.lsp.server import Feature, PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import Feature, PlanModeServer
 from planmode.lsp.transport import framing
 from planmode.lsp.transport.discovery import DISCOVERY_NAME
+from planmode.lsp.transport.rpc import PlanModeProtocol
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,9 @@ from typing import BinaryIO, Protocol, cast
 
 from pygls.io_ import StdoutWriter
 
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import PlanModeServer
 from planmode.lsp.transport import framing
+from planmode.lsp.transport.rpc import PlanModeProtocol
 
 log = logging.getLogger(__name__)
 

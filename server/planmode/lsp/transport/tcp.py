@@ -33,7 +33,7 @@ import os
 import secrets
 import signal
 import socket
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,10 @@ from pygls.protocol import lsp_method
 from planmode.core.approval import now_iso
 from planmode.core.plans import write_atomic
 from planmode.lsp import protocol
-from planmode.lsp.server import PlanModeProtocol, PlanModeServer
+from planmode.lsp.server import PlanModeServer
 from planmode.lsp.transport import framing
 from planmode.lsp.transport.framing import NotFramed
+from planmode.lsp.transport.rpc import PlanModeProtocol
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +163,18 @@ def end_connection(server: PlanModeServer) -> None:
 
 
 class TcpListener:
-    def __init__(self, token: str, endpoint_file: Path | None) -> None:
+    """Serves each editor that connects with a server of its own, made by ``make_server``
+    (lsp/app.py's ``create_server``) with :class:`TcpProtocol`."""
+
+    def __init__(
+        self,
+        token: str,
+        endpoint_file: Path | None,
+        make_server: Callable[[type[TcpProtocol]], PlanModeServer],
+    ) -> None:
         self.token = token
         self.endpoint_file = endpoint_file
+        self.make_server = make_server
         self.servers: set[PlanModeServer] = set()
         self._listener: asyncio.Server | None = None
 
@@ -253,9 +263,7 @@ class TcpListener:
         framed: framing.Reader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        from planmode.lsp.app import create_server
-
-        server = create_server(protocol_cls=TcpProtocol)
+        server = self.make_server(TcpProtocol)
         self.servers.add(server)
         rpc = server.protocol
         assert isinstance(rpc, TcpProtocol)
@@ -278,9 +286,15 @@ class TcpListener:
             end_connection(server)
 
 
-async def serve(host: str, port: int, token: str, endpoint_file: Path | None) -> None:
+async def serve(
+    host: str,
+    port: int,
+    token: str,
+    endpoint_file: Path | None,
+    make_server: Callable[[type[TcpProtocol]], PlanModeServer],
+) -> None:
     """Listen until the process is stopped (a signal); connections come and go."""
-    listener = TcpListener(token, endpoint_file)
+    listener = TcpListener(token, endpoint_file, make_server)
     main = asyncio.current_task()
     if main is not None:  # SIGTERM ends the listener cleanly (endpoint file removed)
         with contextlib.suppress(NotImplementedError, RuntimeError):
