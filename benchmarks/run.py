@@ -27,6 +27,7 @@ from gemini_hook import fresh_bytecode, gemini_hook_cost  # benchmarks/, beside 
 from lsprotocol import types
 from opencode_plugin import opencode_plugin_cost  # benchmarks/, beside this script
 from plan_diff import plan_diff_cost  # benchmarks/, beside this script
+from progress_tracking import progress_tracking_cost  # benchmarks/, beside this script
 from pygls.lsp.client import LanguageClient
 from shell_prefix import shell_prefix_cost  # benchmarks/, beside this script
 
@@ -444,6 +445,7 @@ async def main(rounds: int) -> int:
     bare = startup["bare"] | await measure("bare", rounds)
     ours = startup["planmode"] | await measure("planmode", rounds)
     misses = report(ours, bare)
+    misses += await progress_tracking_cost(rounds, Client, SERVERS["planmode"])
     misses += await hook_per_call(HOOK_ROUNDS)
     misses += await opencode_plugin_cost(HOOK_ROUNDS * 3, Client, SERVERS["planmode"])
     misses += await codex_hook_cost(HOOK_ROUNDS, Client, SERVERS["planmode"])

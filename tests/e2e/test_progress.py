@@ -210,9 +210,12 @@ async def test_drift_warns_and_the_user_allows_the_file_from_the_message(
     assert answer["behavior"] == "allow"  # warn: the decision is unchanged
     changed = await editor.wait_for(PROGRESS, 2)
     assert [(d["path"], d["tool"]) for d in changed["drift"]] == [("src/other.py", "Write")]
-    question = next(
-        m for m in editor.client.messages if isinstance(m, types.ShowMessageRequestParams)
-    )
+
+    def questions() -> list[types.ShowMessageRequestParams]:
+        return [m for m in editor.client.messages if isinstance(m, types.ShowMessageRequestParams)]
+
+    await editor.until(lambda: bool(questions()))
+    (question,) = questions()
     assert question.message.startswith("Not in the approved plan: src/other.py (Write)")
     assert [a.title for a in question.actions or []] == [ALLOW]
     allowed = await editor.wait_for(PROGRESS, 3)

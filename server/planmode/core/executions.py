@@ -8,9 +8,10 @@ tools move steps, its writes move the steps that name the file or drift (§12.2)
 ``drift`` setting. The user's marks and the files they allow come through
 :meth:`Executions.set_step_status` and :meth:`Executions.allow`.
 
-Each change is saved (:class:`~planmode.core.progress.ProgressStore`, one file per session)
-and announced to the listeners as a :class:`ProgressEvent`; nothing else is announced, so the
-editor hears of a change only when there is one. A server that restarts finds a session's
+Each change is saved (:class:`~planmode.core.progress.ProgressStore`, one file per session;
+with ``save_later`` only when the caller flushes, off the request's path) and announced to the
+listeners as a :class:`ProgressEvent`; nothing else is announced, so the editor hears of a
+change only when there is one. A server that restarts finds a session's
 progress in its file the first time the session is asked about, as long as the session is
 not planning again. Reads are a dictionary lookup once a session was looked up: checkTool
 pays nothing for a session that executes no plan.
@@ -68,6 +69,10 @@ class Executions:
         self._absent: set[str] = set()
         self._scanned = False
         self.listeners: list[Listener] = []
+        # Set by a caller that saves off the request's path (:meth:`flush`): each change then
+        # marks its session unsaved instead of writing its file at once.
+        self.save_later = False
+        self.unsaved: set[str] = set()
 
     # -- reading -------------------------------------------------------------------------
     def get(self, session_id: str) -> Progress | None:
@@ -141,6 +146,7 @@ class Executions:
         ended = self.get(session_id)
         self._live.pop(session_id, None)
         self._absent.add(session_id)
+        self.unsaved.discard(session_id)
         if ended is not None:
             try:
                 self.store.discard(session_id)
@@ -220,13 +226,27 @@ class Executions:
     def _changed(
         self, progress: Progress, new_drift: tuple[DriftEntry, ...] = (), completed: bool = False
     ) -> None:
+        if self.save_later:
+            self.unsaved.add(progress.session_id)
+        else:
+            self._save(progress)
+        self._emit(
+            ProgressEvent(progress.session_id, progress.plan_file, progress, new_drift, completed)
+        )
+
+    def flush(self) -> None:
+        """Save every session changed since the last flush (``save_later``)."""
+        unsaved, self.unsaved = self.unsaved, set()
+        for session_id in sorted(unsaved):
+            progress = self._live.get(session_id)
+            if progress is not None:
+                self._save(progress)
+
+    def _save(self, progress: Progress) -> None:
         try:
             self.store.save(progress)
         except (OSError, ValueError) as exc:
             log.warning("the progress of session %s was not saved: %s", progress.session_id, exc)
-        self._emit(
-            ProgressEvent(progress.session_id, progress.plan_file, progress, new_drift, completed)
-        )
 
     def _emit(self, event: ProgressEvent) -> None:
         for listener in list(self.listeners):

@@ -580,8 +580,12 @@ class ProgressStore:
         return (self.FOLDER, f"{session_id}.json")
 
     def save(self, progress: Progress) -> None:
+        # Saved on every change, on checkTool's path: atomic, but not fsync'd (a crash may
+        # lose the last change, or leave a file the loader refuses and logs).
         self.state.write_atomic(
-            self._name(progress.session_id), json.dumps(progress.to_json(), indent=1) + "\n"
+            self._name(progress.session_id),
+            json.dumps(progress.to_json(), separators=(",", ":")) + "\n",
+            durable=False,
         )
 
     def discard(self, session_id: str) -> None:

@@ -245,10 +245,17 @@ class Folder:
         jsonl.append_open(fd, message)
 
     def write_atomic(
-        self, relative: str | Sequence[str], text: str, mode: int | None = None
+        self,
+        relative: str | Sequence[str],
+        text: str,
+        mode: int | None = None,
+        durable: bool = True,
     ) -> None:
         """Write so that a reader sees the old file or the new one, never half of one: a
-        temporary file beside it, renamed over it (both by name in the directory)."""
+        temporary file beside it, renamed over it (both by name in the directory).
+        ``durable``: on the disk before this returns (fsync'd); a file written again and again
+        that a reader may find stale or unreadable after a crash (a session's progress) skips
+        that."""
         names = _names(relative)
         name = names[-1]
         with self.directory(names[:-1], create=True) as directory:
@@ -259,14 +266,16 @@ class Folder:
                     os.fchmod(stream.fileno(), self._mode_for(directory, name, mode))
                     stream.write(text)
                     stream.flush()
-                    os.fsync(stream.fileno())
+                    if durable:
+                        os.fsync(stream.fileno())
                 os.rename(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary, dir_fd=directory)
                 raise
-            with contextlib.suppress(OSError):
-                os.fsync(directory)
+            if durable:
+                with contextlib.suppress(OSError):
+                    os.fsync(directory)
 
     @staticmethod
     def _temporary(directory: int, name: str) -> tuple[str, int]:
@@ -400,14 +409,18 @@ class StatePlace:
             self._redirect(names, exc, writing=True).append_line(names, message)
 
     def write_atomic(
-        self, relative: str | Sequence[str], text: str, mode: int | None = None
+        self,
+        relative: str | Sequence[str],
+        text: str,
+        mode: int | None = None,
+        durable: bool = True,
     ) -> None:
         names = _names(relative)
         try:
             self._ensure_own()
-            self.own.write_atomic(names, text, mode)
+            self.own.write_atomic(names, text, mode, durable)
         except (UnusableDirectory, NotRegularFile) as exc:
-            self._redirect(names, exc, writing=True).write_atomic(names, text, mode)
+            self._redirect(names, exc, writing=True).write_atomic(names, text, mode, durable)
 
     def entries(self, relative: str | Sequence[str] = ()) -> list[os.DirEntry[str]]:
         """The entries of a directory where it is kept now (none when it is missing)."""

@@ -51,8 +51,11 @@ async def initialized(server: PlanModeServer, _params: types.InitializedParams) 
 
 
 def shutdown(server: PlanModeServer, _params: None) -> None:
+    from planmode.lsp.features.progress import ProgressFeature
+
     server.stopping = True
     server.get_feature(Endpoint).stop()
+    server.get_feature(ProgressFeature).settle()  # the progress files, saved now
 
 
 def register(server: PlanModeServer) -> None:

@@ -24,6 +24,7 @@ mark (core/executions.py, :func:`~planmode.core.executions.current_lines`).
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -51,6 +52,8 @@ STATUS_WORDS = {"done": "done", "inProgress": "in progress", "pending": "pending
 SOURCE = "planmode"
 DRIFT_CODE = "drift"
 STEP_CODE = "step"
+# Seconds from a change to the save of its progress file and the refresh of the plan's marks.
+SETTLE = 0.2
 
 
 class ProgressFeature(Feature):
@@ -58,21 +61,65 @@ class ProgressFeature(Feature):
 
     def __init__(self, server: PlanModeServer) -> None:
         self.server = server
+        # The changes not told yet: told right after the request that made them is answered
+        # (checkTool's answer waits for none of this).
+        self.untold: list[ProgressEvent] = []
+        # Saving the progress files and refreshing the plans' marks waits a moment: a burst
+        # of tool calls costs one of each.
+        self.unrefreshed: set[Path] = set()
+        self.settling: asyncio.TimerHandle | None = None
 
     def service_started(self, service: PlanModeService) -> None:
+        service.executions.save_later = True
         service.executions.listeners.append(self.changed)
 
     def changed(self, event: ProgressEvent) -> None:
+        self.untold.append(event)
+        if len(self.untold) > 1:
+            return  # told with the others
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a handler called directly): now
+            self.tell()
+            self.settle()
+            return
+        # Twice around the loop: the answer of the request that made the change (a done
+        # callback of its task) is written first.
+        loop.call_soon(loop.call_soon, self.tell)
+
+    def tell(self) -> None:
+        """Each session's progress as it is now (one notification for the changes of one
+        request), each drifting file and each completion; the rest a moment later."""
         server = self.server
-        if event.progress is not None:
-            server.notify(protocol.DID_CHANGE_PROGRESS, Progress.model_validate(event.progress))
+        events, self.untold = self.untold, []
+        latest = {event.session_id: event for event in events}
+        for event in latest.values():
+            if event.progress is not None:
+                server.notify(protocol.DID_CHANGE_PROGRESS, Progress.model_validate(event.progress))
+        for event in events:
+            self.unrefreshed.add(event.plan_file)
+            if event.progress is None:
+                continue
             for entry in event.drift:
                 server.run_task(tell_drift(server, event.progress, entry))
             if event.completed:
                 server.show_message(event.progress.completion_message(), types.MessageType.Info)
-        diagnostics.refresh(server, event.plan_file)
-        server.refresh_code_lenses()
-        inlayhints.refresh(server)
+        if self.settling is None:
+            self.settling = asyncio.get_running_loop().call_later(SETTLE, self.settle)
+
+    def settle(self) -> None:
+        """Save what changed, and refresh the plans' diagnostics, lenses and inlay hints."""
+        if self.settling is not None:
+            self.settling.cancel()
+            self.settling = None
+        server = self.server
+        server.service.executions.flush()
+        plan_files, self.unrefreshed = self.unrefreshed, set()
+        for plan_file in plan_files:
+            diagnostics.refresh(server, plan_file)
+        if plan_files:
+            server.refresh_code_lenses()
+            inlayhints.refresh(server)
 
     # -- a hint source (lsp/features/inlayhints.py) --------------------------------------
     def inlay_hints(
