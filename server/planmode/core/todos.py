@@ -196,6 +196,21 @@ class TaskLedger:
         return ledger
 
 
+def todo_write_input(raw: object, text_key: str) -> dict[str, Any]:
+    """An agent's own todo list (``[{<text_key>, status}]``: Gemini CLI's ``write_todos``,
+    Codex's ``update_plan``) as ``TodoWrite``'s input, for its adapter to map its tool onto;
+    an item that is not an object is left out."""
+    if not isinstance(raw, list):
+        return {"todos": []}
+    return {
+        "todos": [
+            {"content": item.get(text_key), "status": item.get("status")}
+            for item in raw
+            if isinstance(item, Mapping)
+        ]
+    }
+
+
 def updates_of(
     tool: str, tool_input: Mapping[str, Any], ledger: TaskLedger
 ) -> Iterable[TodoUpdate]:

@@ -15,7 +15,8 @@ paths are relative to its working directory).
   (``ListMcpResourcesTool``, ``ReadMcpResourceTool``); ``request_user_input`` is
   ``AskUserQuestion``; ``web_search`` is ``WebSearch``; the thread's own goal
   (``get_goal``; ``create_goal``, ``update_goal``) is ``TodoRead``; ``TodoWrite``
-  (:data:`RENAMED`);
+  (:data:`RENAMED`); ``update_plan {plan: [{step, status}]}`` is ``TodoWrite {todos:
+  [{content, status}]}`` (an approved plan's progress reads it, docs/protocol.md §12.1);
 * anything else (an MCP server's tools, ``mcp__…``) is itself: while planning, a tool plan
   mode does not know is refused.
 """
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planmode.core.agents import ToolCall
+from planmode.core.todos import todo_write_input
 
 RENAMED: dict[str, str] = {
     "list_mcp_resources": "ListMcpResourcesTool",
@@ -54,6 +56,8 @@ def plan_mode_calls(
         return (ToolCall("Read", {"file_path": _path(tool_input.get("path"), cwd)}),)
     if tool in RENAMED:
         return (ToolCall(RENAMED[tool], dict(tool_input)),)
+    if tool == "update_plan":
+        return (ToolCall("TodoWrite", todo_write_input(tool_input.get("plan"), "step")),)
     return (ToolCall(tool, dict(tool_input)),)
 
 

@@ -19,6 +19,8 @@ plan mode's calls it is:
   plan mode allows (``codebase_investigator``, ``cli_help``), are plan mode's ``Explore``
   (their own tool calls pass the hook one by one); any other agent is itself;
 * ``exit_plan_mode`` and ``enter_plan_mode`` are ``ExitPlanMode`` and ``EnterPlanMode``;
+* ``write_todos {todos: [{description, status}]}`` is ``TodoWrite {todos: [{content,
+  status}]}`` (an approved plan's progress reads it, docs/protocol.md §12.1);
 * anything else (an MCP server's tools, an extension's) is itself: while planning, a tool plan
   mode does not know is refused.
 """
@@ -30,6 +32,7 @@ from typing import Any
 
 from planmode.agents.gemini.versions import EDIT_TOOLS, ENTER_TOOL, EXIT_TOOL, SHELL_TOOL
 from planmode.core.agents import ToolCall
+from planmode.core.todos import todo_write_input
 
 __all__ = ["EDIT_TOOLS", "EXIT_TOOL", "plan_mode_calls"]
 
@@ -92,4 +95,6 @@ def plan_mode_calls(tool: str, args: Mapping[str, Any]) -> tuple[ToolCall, ...]:
         return (ToolCall("ExitPlanMode", {}),)
     if tool == ENTER_TOOL:
         return (ToolCall("EnterPlanMode", {}),)
+    if tool == "write_todos":
+        return (ToolCall("TodoWrite", todo_write_input(args.get("todos"), "description")),)
     return (ToolCall(tool, dict(args)),)
