@@ -24,6 +24,7 @@ from typing import Any
 
 from codex_hook import codex_hook_cost  # benchmarks/, beside this script
 from gemini_hook import fresh_bytecode, gemini_hook_cost  # benchmarks/, beside this script
+from library_listing import library_listing_cost  # benchmarks/, beside this script
 from lsprotocol import types
 from opencode_plugin import opencode_plugin_cost  # benchmarks/, beside this script
 from plan_diff import plan_diff_cost  # benchmarks/, beside this script
@@ -452,6 +453,7 @@ async def main(rounds: int) -> int:
     misses += sandbox_overhead(rounds)
     misses += shell_prefix_cost(rounds)
     misses += plan_diff_cost(rounds)
+    misses += await library_listing_cost(rounds, SERVERS["planmode"])
     print("\nAll targets met." if not misses else f"\n{misses} target(s) missed.")
     return 0
 
