@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.e2e.harness import Editor
+from tests.e2e.review import begin_exit, enter
 
 EXIT = "planMode/exit"
 REQUESTED = "planMode/approvalRequested"
@@ -57,21 +58,6 @@ def approved_text(path: Path, plan: str, edited: bool = False) -> str:
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-async def enter(editor: Editor, session_id: str | None = None) -> Path:
-    params = {"sessionId": session_id} if session_id else {}
-    entered = await editor.request("planMode/enter", params)
-    assert entered["state"]["mode"] == "plan"
-    return Path(entered["state"]["planFilePath"])
-
-
-async def begin_exit(editor: Editor, **params: Any) -> tuple[asyncio.Task[Any], dict[str, Any]]:
-    """Send planMode/exit and wait until its approval is requested."""
-    seen = len(editor.notes[REQUESTED])
-    task = editor.start(EXIT, params)
-    approval = await editor.wait_for(REQUESTED, seen + 1)
-    return task, approval
 
 
 async def still_pending(editor: Editor, task: asyncio.Task[Any]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_revisions import pending_exit
+from tests.e2e.review import pending_exit
 
 PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n\n## Verification\nRun it\n"
 REVISED = "# Plan\n\n1. Read src/app.py\n2. Change the greeting to hi\n3. Log it\n\n## Verification\nRun it\n"  # noqa: E501

@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.review import lens
 
 # The oldest version the hook is written for and the newest at the time of writing; the
 # Makefile installs exactly these (make claude-code).
@@ -256,20 +256,3 @@ async def plan_in_claude_code(
         lambda s: not s["grantedPrompts"], session_id=agent.claude.session_id, timeout=10
     )
     assert ended["grantedPrompts"] == []
-
-
-async def lens(editor: Editor, plan: Path, title: str) -> types.CodeLens:
-    """The lens on the plan whose title contains ``title`` (waits for the review to show).
-
-    The lenses are asked for now and again after each workspace/codeLens/refresh: the server
-    sends one whenever they change."""
-
-    async def find() -> types.CodeLens:
-        while True:
-            refreshes = editor.lens_refreshes
-            for found in await editor.lenses(plan):
-                if found.command and title in found.command.title:
-                    return found
-            await editor.until(lambda: editor.lens_refreshes > refreshes, 10)  # noqa: B023 (awaited here)
-
-    return await asyncio.wait_for(find(), 10)

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_approval import enter
-from tests.e2e.test_cli_hook import in_thread, payload, run
-from tests.e2e.test_revisions import agent_revises
+from tests.e2e.planmode_cli import in_thread, payload, run
+from tests.e2e.review import agent_revises, enter
 
 PLAN = "# Plan\n\n1. One\n2. Two\n3. Three\n4. Four\n"
 

@@ -33,7 +33,7 @@ from tests.e2e.codex.fake_api import patch as make_patch
 from tests.e2e.codex.fake_api import update_file as patch_update
 from tests.e2e.codex.tui import Codex, installed, versions, write_config
 from tests.e2e.harness import Editor, running_editor
-from tests.e2e.test_claude_code import lens
+from tests.e2e.review import lens
 
 # The pinned version; `make agents-latest` runs npm's newest instead.
 VERSION = os.environ.get("PLANMODE_CODEX_VERSION") or versions()[0]

@@ -10,8 +10,7 @@ from typing import Any
 from lsprotocol import types
 
 from tests.e2e.harness import Editor, running_editor
-from tests.e2e.test_approval import begin_exit, enter
-from tests.e2e.test_diagnostics import by_code, diagnostics_until
+from tests.e2e.review import begin_exit, by_code, diagnostics_until, enter, lens_titled, titles
 
 PLAN = (
     "# Greet by name\n\n## Steps\n1. Read the name from argv.\n2. Print the greeting.\n\n"
@@ -23,14 +22,6 @@ COMMENTED = (
     "2. Print the greeting.\n\n## Verification\nRun the tests.\n\n"
     "> [!review] Add a test for the fallback.\n"
 )
-
-
-def titles(lenses: list[types.CodeLens]) -> list[str]:
-    return [lens.command.title for lens in lenses if lens.command is not None]
-
-
-def lens_titled(lenses: list[types.CodeLens], prefix: str) -> types.CodeLens:
-    return next(lens for lens in lenses if lens.command and lens.command.title.startswith(prefix))
 
 
 async def exit_with_plan(editor: Editor, plan: str) -> tuple[asyncio.Task[Any], dict[str, Any]]:

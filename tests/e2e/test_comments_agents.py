@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_cli_hook import in_thread, payload, run
-from tests.e2e.test_comments import lens_titled
+from tests.e2e.planmode_cli import in_thread, payload, run
+from tests.e2e.review import lens_titled
 
 HOOK_PLAN = "# Plan\n\n1. Say goodbye in src/app.py.\n\n## Verification\nRun it.\n"
 COMMENT = "> [!review] Say it in French too.\n"

@@ -15,11 +15,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_approval import enter
-from tests.e2e.test_cli_hook import in_thread, run
-from tests.e2e.test_comments import lens_titled, titles
-from tests.e2e.test_diagnostics import by_code, diagnostics_until
-from tests.e2e.test_revisions import hunk_pairs
+from tests.e2e.planmode_cli import in_thread, run
+from tests.e2e.review import by_code, diagnostics_until, enter, hunk_pairs, lens_titled, titles
 
 P1 = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n\n## Verification\nRun pytest.\n"
 P2 = P1.replace("2. Change the greeting\n", "2. Change the greeting\n3. Delete the database\n")

@@ -8,30 +8,9 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.review import by_code, diagnostics_until
 
 GOOD = "# Plan\n\n1. Change the greeting in src/app.py\n\n## Verification\nRun the tests.\n"
-
-
-async def diagnostics_until(
-    editor: Editor,
-    path: Path,
-    check: Callable[[list[types.Diagnostic]], bool],
-    timeout: float = 5.0,
-) -> list[types.Diagnostic]:
-    """Wait (bounded) until the diagnostics published for ``path`` satisfy ``check``."""
-
-    def current() -> list[types.Diagnostic]:
-        return list(editor.client.diagnostics.get(path.as_uri(), []))
-
-    try:
-        await editor.until(lambda: check(current()), timeout)
-    except TimeoutError:
-        raise AssertionError(f"diagnostics never matched: {current()}") from None
-    return current()
-
-
-def by_code(found: list[types.Diagnostic], code: str) -> list[types.Diagnostic]:
-    return [d for d in found if d.code == code]
 
 
 def has(code: str) -> Callable[[list[types.Diagnostic]], bool]:

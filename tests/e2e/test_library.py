@@ -12,8 +12,8 @@ from typing import Any
 from lsprotocol import types
 
 from tests.e2e.harness import Editor
-from tests.e2e.test_approval import enter
-from tests.e2e.test_cli_hook import in_thread, payload, run
+from tests.e2e.planmode_cli import in_thread, payload, run
+from tests.e2e.review import enter
 
 REQUESTED, RESOLVED = "planMode/approvalRequested", "planMode/approvalResolved"
 SAVE = "planMode.saveForLater"

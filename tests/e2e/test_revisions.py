@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from tests.e2e import harness
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.review import agent_revises, hunk_pairs, pending_exit, whole
 
 REQUESTED = "planMode/approvalRequested"
 KEEP, UNDO = "planMode.keepHunk", "planMode.undoHunk"
@@ -22,26 +23,6 @@ PLAN = (
 )
 
 
-def whole(old: str, new: str) -> dict[str, Any]:
-    """A TextEdit replacing all of ``old`` with ``new``."""
-    last = old.split("\n")
-    return {
-        "range": {
-            "start": {"line": 0, "character": 0},
-            "end": {"line": len(last) - 1, "character": len(last[-1])},
-        },
-        "newText": new,
-    }
-
-
-async def agent_revises(editor: Editor, path: Path, old: str, new: str, label: str) -> None:
-    answer = await editor.request(
-        "planMode/applyEdit",
-        {"edit": {"changes": {path.as_uri(): [whole(old, new)]}}, "label": label},
-    )
-    assert answer == {"applied": True}
-
-
 def unified_body(old: str, new: str) -> list[str]:
     """The lines of ``diff -u old new`` after the two file headers."""
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
@@ -51,34 +32,10 @@ def unified_body(old: str, new: str) -> list[str]:
     return marked.splitlines(keepends=True)[2:]
 
 
-def hunk_pairs(lenses: list[types.CodeLens]) -> list[tuple[int, str, str, dict[str, Any]]]:
-    """(line, keep title, undo title, args) per hunk, checking Keep and Undo come in pairs."""
-    found = [lens for lens in lenses if lens.command and lens.command.command in (KEEP, UNDO)]
-    assert len(found) % 2 == 0, found
-    pairs = []
-    for keep, undo in zip(found[::2], found[1::2], strict=True):
-        assert keep.command is not None and undo.command is not None
-        assert (keep.command.command, undo.command.command) == (KEEP, UNDO)
-        assert keep.range == undo.range
-        assert keep.range.start.line == keep.range.end.line
-        (args,) = [harness.plain(a) for a in keep.command.arguments or []]
-        (undo_args,) = [harness.plain(a) for a in undo.command.arguments or []]
-        assert args == undo_args
-        pairs.append((keep.range.start.line, keep.command.title, undo.command.title, args))
-    return pairs
-
-
 def approve_title(lenses: list[types.CodeLens]) -> str:
     first = lenses[0].command
     assert first is not None and first.command == "planMode.approve"
     return first.title
-
-
-async def pending_exit(editor: Editor, plan: str) -> tuple[Path, asyncio.Task[Any]]:
-    seen = len(editor.notes[REQUESTED])
-    task = editor.start("planMode/exit", {"plan": plan})
-    approval = await editor.wait_for(REQUESTED, seen + 1)
-    return Path(approval["planFilePath"]), task
 
 
 async def revisions(editor: Editor, **params: Any) -> list[tuple[int, str, str]]:
