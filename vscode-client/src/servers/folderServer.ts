@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
 
 import type { Progress } from "../progressModel";
-import { GET_PROGRESS, LIST_PROGRESS } from "../protocol";
+import { LIST_PROGRESS } from "../protocol";
 import { SOURCE_LABELS } from "../python/resolve";
 import { SessionTracker, type Approval, type ApprovalResolved, type SessionState } from "../state";
 import {
@@ -256,7 +256,9 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
   private async askProgress(sessionId: string): Promise<void> {
     if (this.askedProgress.has(sessionId) || this.progress.has(sessionId)) return;
     this.askedProgress.add(sessionId);
-    const progress = await this.query<Progress>(GET_PROGRESS, { sessionId });
+    // listProgress, not getProgress: a session not executing is no error (nor a line in the log).
+    const listed = await this.query<{ progress: Progress[] }>(LIST_PROGRESS, { sessionId });
+    const progress = listed?.progress[0];
     if (progress !== undefined && !this.progress.has(sessionId)) this.updateProgress(progress);
   }
 

@@ -335,7 +335,54 @@ step("the Plans view lists the plan executing 3/5, opens a version and a diff", 
   await page.locator(".monaco-diff-editor .line-insert").first().waitFor({ timeout: 15_000 });
   await editor.screenshot("after-7-version-diff");
   await runCommand(page, "View: Close All Editors");
+  // Any two: select both, then Compare Selected Versions from the context menu.
+  await second.click();
+  await first.click({ modifiers: ["Control"] });
+  await first.click({ button: "right" });
+  // A click on the label left this menu open (code-server 4.100.3): hovering focuses the item,
+  // Enter runs it.
+  await page
+    .locator(".context-view .action-label", { hasText: "Compare Selected Versions" })
+    .hover();
+  await page.keyboard.press("Enter");
+  await page
+    .locator(".tabs-container .tab.active", { hasText: `${slug}: version 1 ↔ 2` })
+    .waitFor({ timeout: 15_000 });
+  await runCommand(page, "View: Close All Editors");
 });
+
+step(
+  "every step done: Plan 5/5, the Plans view says done, the verification is pointed out",
+  async (page) => {
+    const todos = [
+      "Read the name from the first argument in src/app.py",
+      "Fall back to world when no name is given",
+      "Print the greeting",
+      "Add a test in tests/test_app.py",
+      "Update README.md",
+    ].map((content) => ({ content, status: "completed" }));
+    await agent.request("planMode/checkTool", { tool: "TodoWrite", input: { todos } });
+    await statusItem(page, "Plan 5/5").waitFor({ timeout: 20_000 });
+    const told = toast(page, "All 5 steps of the plan are done");
+    await told.waitFor({ timeout: 15_000 });
+    assert.match(await told.innerText(), /Now verify the change: “Verification”/);
+    const view = await plansView(page);
+    const slug = planPath.split("/").pop()!.replace(/\.md$/, "");
+    const row = view.locator(".monaco-list-row", { hasText: slug }).filter({ hasText: "done 5/5" });
+    await row.waitFor({ timeout: 15_000 });
+    await row.click(); // opens the plan
+    await waitForDecoration(
+      page,
+      "::before",
+      (texts) => texts.filter((t) => t.includes("✓")).length === 5,
+      "five done marks",
+    );
+    await page.waitForTimeout(600); // the toast's slide-in, for the screenshot
+    await editor.screenshot("after-8-all-done");
+    await runCommand(page, "Notifications: Clear All Notifications");
+    await runCommand(page, "View: Close All Editors");
+  },
+);
 
 step("a plan under review is saved for later through its lens", async (page) => {
   // Another conversation of the agent: its own session and plan file.
@@ -347,16 +394,18 @@ step("a plan under review is saved for later through its lens", async (page) => 
   const saving = agent.request<ExitResult>("planMode/exit", session);
   saving.catch(() => undefined);
   await lens(page, "Save for later").waitFor({ timeout: 30_000 });
-  await editor.screenshot("after-8-save-for-later-lens");
+  await editor.screenshot("after-9-save-for-later-lens");
   await lens(page, "Save for later").click();
   const result = await saving;
   assert.equal(result.outcome, "saved");
   assert.match(result.toolResult, /^The user saved the plan for later/);
+  // The decision takes the review's lenses away.
+  await lens(page, "Save for later").waitFor({ state: "detached", timeout: 15_000 });
   const view = await plansView(page);
   const slug = laterPath.split("/").pop()!.replace(/\.md$/, "");
   const row = view.locator(".monaco-list-row", { hasText: slug }).filter({ hasText: "saved" });
   await row.waitFor({ timeout: 15_000 });
-  await editor.screenshot("after-9-saved-in-plans-view");
+  await editor.screenshot("after-10-saved-in-plans-view");
   // Taken up again from the view: the session plans on it, the plan drafting again.
   await row.hover();
   await row.getByRole("button", { name: "Take Up Plan Again" }).click();
@@ -368,5 +417,5 @@ step("a plan under review is saved for later through its lens", async (page) => 
   const state = await agent.request<State>("planMode/getState", session);
   assert.equal(state.mode, "plan");
   assert.equal(state.planFilePath, laterPath);
-  await editor.screenshot("after-10-taken-up");
+  await editor.screenshot("after-11-taken-up");
 });

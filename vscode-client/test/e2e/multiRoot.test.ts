@@ -152,6 +152,19 @@ step(
   },
 );
 
+step("the Plans view groups the plans by folder, each listed by its own server", async (page) => {
+  await runCommand(page, "Plan Mode: Focus on Plans View");
+  const rows = page.locator("#workbench\\.parts\\.sidebar .monaco-list-row");
+  await rows.filter({ hasText: /executing 0\/1/ }).waitFor({ timeout: 15_000 });
+  const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+  // Each folder's row, and the approved plan under web's alone.
+  assert.equal(texts.length, 3, JSON.stringify(texts));
+  assert.deepEqual(texts.slice(0, 2), ["api", "web"]);
+  assert.match(texts[2], /^[a-z]+-[a-z]+ ?executing 0\/1 · (just now|\d+ min ago)$/);
+  await editor.screenshot("multi-3b-plans-view");
+  await runCommand(page, "View: Show Explorer");
+});
+
 step("Show Server Log shows the active folder's own log", async (page) => {
   await runCommand(page, "Plan Mode: Show Server Log");
   const panel = page.locator("#workbench\\.parts\\.panel");

@@ -75,6 +75,7 @@ test("every server setting of the contract is contributed, under planMode.", () 
     "exploreAgentCount",
     "channelsActive",
     "teammate",
+    "drift",
     "server.pythonPath",
     "server.args",
   ]) {
