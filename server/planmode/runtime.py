@@ -57,6 +57,18 @@ def ensure_directory() -> str:
     return folder
 
 
+def private_directory(*names: str, make: bool = False) -> str:
+    """A directory of its own under the runtime directory (an agent's notes, its records),
+    with ``make`` made (0700); OSError when it is not private to this user."""
+    folder = os.path.join(ensure_directory() if make else directory(), *names)
+    if make:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+        if info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise OSError(f"{folder} is not a private directory of this user")
+    return folder
+
+
 def _sha256_hex(data: bytes) -> str:
     try:
         from _sha256 import sha256  # type: ignore[import-not-found]  # 3.11, without OpenSSL

@@ -39,14 +39,7 @@ def directory(session_id: str, make: bool = False) -> str:
     """The session's directory of notes (made, private, with ``make``)."""
     if not valid_session(session_id):
         raise OSError(f"session id {session_id!r} cannot name a directory")
-    base = runtime.ensure_directory() if make else runtime.directory()
-    folder = os.path.join(base, "gemini", session_id)
-    if make:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.lstat(folder)
-        if info.st_uid != os.getuid() or info.st_mode & 0o077:
-            raise OSError(f"{folder} is not a private directory of this user")
-    return folder
+    return runtime.private_directory("gemini", session_id, make=make)
 
 
 def read(session_id: str, name: str) -> str | None:

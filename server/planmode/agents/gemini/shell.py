@@ -40,14 +40,10 @@ def _quote(word: str) -> str:
 
 
 def records_dir(make: bool = False) -> str:
-    base = runtime.ensure_directory() if make else runtime.directory()
-    folder = os.path.join(base, RECORDS)
-    if make:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.lstat(folder)
-        if info.st_uid != os.getuid() or info.st_mode & 0o077:
-            raise RecordError(f"{folder} is not a private directory of this user")
-    return folder
+    try:
+        return runtime.private_directory(RECORDS, make=make)
+    except OSError as exc:
+        raise RecordError(str(exc)) from exc
 
 
 def write_record(argv: list[str]) -> str:
