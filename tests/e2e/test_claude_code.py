@@ -9,32 +9,18 @@ Code sends the API; what happened on disk is checked on disk.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.claude_code.agent import Agent, failure_report
-from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
+from tests.e2e.claude_code.fake_api import FakeApi, tool_use
+from tests.e2e.claude_code.project import CASES, ORIGINAL, PLAN, denied, set_up_claude_code
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.review import lens
 
-# The oldest version the hook is written for and the newest at the time of writing; the
-# Makefile installs exactly these (make claude-code).
-OLDEST, NEWEST = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
-# Where each keeps its plan: the newest as a new user has it (~/.claude/plans), the oldest with
-# Claude Code's plansDirectory setting inside the project, under .claude/ (docs/claude-code.md).
-# `make claude-code-latest` runs npm's newest release instead, as a new user has it.
-LATEST = os.environ.get("PLANMODE_CLAUDE_CODE_VERSION")
-CASES = [(LATEST, None)] if LATEST else [(OLDEST, ".claude/plans"), (NEWEST, None)]
-
 PROMPT = "Plan greeting by name in src/app.py"
-ORIGINAL = "print('hello')\n"
-PLAN = "# Greet by name\n\n1. Read the name from argv in src/app.py.\n\n## Verification\nRun it.\n"
 FEEDBACK = "Add a test for the greeting."
 REVISED = PLAN.replace("\n\n## Verification", "\n2. Add a test.\n\n## Verification")
 USER_LINE = "3. Mention it in the README.\n"
@@ -49,41 +35,6 @@ COMMENT_TOLD = (
     "   Which argument: the first, or --name?"
 )
 NOTE = "> [!review] Keep the test short.\n"
-
-
-def set_up_claude_code(root: Path, home: Path, plans_directory: str | None) -> None:
-    """The user's own Claude Code settings; ``planmode init claude-code`` merges the hooks in
-    and installs the shell prefix in the user's data directory."""
-    settings = root / ".claude" / "settings.json"
-    settings.parent.mkdir()
-    # /proc/self: the tests read their own seccomp status there, which Claude Code would ask
-    # about (a read outside the project) and planmode then leaves to Claude Code.
-    users: dict[str, object] = {"permissions": {"additionalDirectories": ["/proc/self"]}}
-    if plans_directory:
-        users["plansDirectory"] = plans_directory
-    settings.write_text(json.dumps(users))
-    planmode = Path(sys.executable).parent / "planmode"
-    init = subprocess.run(
-        [str(planmode), "init", "claude-code"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")},
-    )
-    assert init.returncode == 0, init.stderr
-    written = json.loads(settings.read_text())
-    assert written.get("plansDirectory") == plans_directory, written
-    assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
-    prefix = Path(written["env"]["CLAUDE_CODE_SHELL_PREFIX"])
-    assert prefix.is_relative_to(home) and prefix.is_file(), written
-
-
-def denied(request: Request) -> str:
-    """The reason of a denied tool call as the model reads it."""
-    results = request.tool_results()
-    assert results and results[-1].get("is_error"), request.tool_results()
-    return request.result_text()
 
 
 @pytest.mark.parametrize(("version", "plans_directory"), CASES)

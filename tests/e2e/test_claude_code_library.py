@@ -15,10 +15,10 @@ import pytest
 
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi
+from tests.e2e.claude_code.project import CASES, ORIGINAL, PLAN, denied, set_up_claude_code
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.review import lens
-from tests.e2e.test_claude_code import CASES, ORIGINAL, PLAN, denied, set_up_claude_code
 
 SAVED = "The user saved the plan for later"
 

@@ -19,10 +19,10 @@ from lsprotocol import types
 
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi, tool_use
+from tests.e2e.claude_code.project import CASES, NEWEST, OLDEST, ORIGINAL, set_up_claude_code
 from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
 from tests.e2e.harness import Editor, capabilities, running_editor
 from tests.e2e.review import lens
-from tests.e2e.test_claude_code import CASES, NEWEST, OLDEST, ORIGINAL, set_up_claude_code
 
 PLAN = """# Greet by name
 
