@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.claude_code.recorded import VERSIONS, Recorded
 from tests.e2e.harness import Editor, running_editor
 
 
@@ -27,3 +28,10 @@ def home(tmp_path: Path) -> Path:
 async def editor(root: Path, home: Path) -> AsyncIterator[Editor]:
     async with running_editor(root, home, init_options={"sessionId": "main"}) as running:
         yield running
+
+
+@pytest.fixture(params=VERSIONS)
+def recorded(request: pytest.FixtureRequest, root: Path, home: Path) -> Recorded:
+    session = Recorded(request.param, root, home, f"cc-{request.param.replace('.', '-')}")
+    session.write_transcript()
+    return session

@@ -9,10 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.claude_code.recorded import Recorded, ask, decision_of
 from tests.e2e.harness import Editor
-from tests.e2e.test_claude_code_hook import Recorded, ask, decision_of, recorded
-
-__all__ = ["recorded"]  # the fixture: one recorded session per version
 
 
 def bash(recorded: Recorded, command: str, **changes: Any) -> dict[str, Any]:

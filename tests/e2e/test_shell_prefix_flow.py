@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from planmode.agents.claude_code import shell_prefix
+from tests.e2e.claude_code.recorded import Recorded
 from tests.e2e.harness import Editor
-from tests.e2e.test_claude_code_hook import Recorded, recorded  # noqa: F401 (a fixture)
 
 SECCOMP = "grep Seccomp: /proc/self/status"
 
@@ -86,7 +86,7 @@ def hook_argv() -> list[str]:
 
 
 @pytest.fixture
-def prefixed(recorded: Recorded, tmp_path: Path) -> Prefixed:  # noqa: F811 (the fixture)
+def prefixed(recorded: Recorded, tmp_path: Path) -> Prefixed:
     script = tmp_path / "data" / shell_prefix.NAME
     script.parent.mkdir()
     shell_prefix.install(str(script))
