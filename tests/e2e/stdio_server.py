@@ -36,6 +36,17 @@ def frame(message: Any) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+def read_message(stream: Any) -> dict[str, Any]:
+    """The next message a server wrote to ``stream`` (its stdout), read blocking."""
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    assert length, "the server closed stdout"
+    return json.loads(stream.read(length))
+
+
 class StdioServer:
     def __init__(
         self,

@@ -4,7 +4,6 @@ into a clean venv (not editable, no dev tools, dependencies from the index), and
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -12,9 +11,10 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.e2e.stdio_server import frame, read_message
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(
@@ -133,21 +133,6 @@ def test_planmode_demo_runs_from_the_wheel(venv: Path, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Demo passed" in run.stdout
     assert "✗" not in run.stdout
-
-
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def read_message(stream: Any) -> dict[str, Any]:
-    length = 0
-    while (line := stream.readline()) not in (b"\r\n", b""):
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    assert length, "the server closed stdout"
-    return json.loads(stream.read(length))
 
 
 def test_planmode_lsp_answers_initialize_from_the_wheel(venv: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.e2e.test_dist import frame, read_message
+from tests.e2e.stdio_server import frame, read_message
 
 
 def test_a_request_right_after_initialize_is_answered(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from planmode.lsp.transport.framing import NotFramed, Reader
-from tests.e2e.test_bad_input import GARBAGE, LSP_GARBAGE, errors
+from tests.e2e.garbage import GARBAGE, LSP_GARBAGE, errors
 
 PLANMODE_TCP = [sys.executable, "-m", "planmode", "lsp", "--tcp"]
 
