@@ -17,6 +17,10 @@ RESOLVED = "planMode/approvalResolved"
 PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n"
 
 
+def titles(lenses: list[types.CodeLens]) -> list[str]:
+    return [lens.command.title for lens in lenses if lens.command is not None]
+
+
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -99,9 +103,10 @@ async def test_three_lenses_only_on_the_plan_file_while_pending(editor: Editor, 
     assert result["outcome"] == "approved"
     assert result["planWasEdited"] is False
     assert (await editor.state())["mode"] == "default"
-    # Decided: the lenses go away, and the editor is told to ask again.
+    # Decided: the lenses go away, and the editor is told to ask again; the approved plan
+    # shows its progress instead (docs/protocol.md §12.1).
     await editor.until(lambda: editor.lens_refreshes > refreshes)
-    assert await editor.lenses(plan_path) == []
+    assert titles(await editor.lenses(plan_path)) == ["Plan 0/3 done"]
 
 
 async def test_accept_edits_lens_restores_accept_edits(editor: Editor, root: Path) -> None:
@@ -112,7 +117,7 @@ async def test_accept_edits_lens_restores_accept_edits(editor: Editor, root: Pat
     assert result["outcome"] == "approved"
     assert result["restoredMode"] == "acceptEdits"
     assert (await editor.state())["mode"] == "acceptEdits"
-    assert await editor.lenses(plan_path) == []
+    assert titles(await editor.lenses(plan_path)) == ["Plan 0/3 done"]
 
 
 async def test_reject_lens_keeps_plan_mode(editor: Editor, root: Path) -> None:
