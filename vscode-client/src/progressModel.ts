@@ -62,6 +62,37 @@ const SOURCES: Readonly<Record<StepSource, string>> = {
   user: "you",
 };
 
+/** What progressToShow reads of the sessions (state.ts's SessionTracker). */
+export type SessionsView = {
+  all(): readonly { sessionId: string; mode: string }[];
+  current(): { sessionId: string } | undefined;
+};
+
+/**
+ * The progress to show, of those a server reported (oldest change first): of the session
+ * whose approved plan is `path`, else of the session the status bar shows, else the latest;
+ * never of a session planning again (its plan is no longer carried out). `normal` makes two
+ * spellings of one path equal.
+ */
+export function progressToShow(
+  reported: readonly Progress[],
+  sessions: SessionsView,
+  path?: string,
+  normal: (path: string) => string = (p) => p,
+): Progress | undefined {
+  const planning = new Set(
+    sessions
+      .all()
+      .filter((s) => s.mode === "plan")
+      .map((s) => s.sessionId),
+  );
+  const executing = reported.filter((p) => !planning.has(p.sessionId));
+  const ofPath = path && executing.find((p) => normal(p.planFilePath) === path);
+  if (ofPath) return ofPath;
+  const current = sessions.current()?.sessionId;
+  return executing.find((p) => p.sessionId === current) ?? executing.at(-1);
+}
+
 /** The status bar's text: `Plan 3/7`, with a check once every step is done. */
 export function progressText(progress: Progress): string {
   const icon = progress.total > 0 && progress.done === progress.total ? "$(pass)" : "$(checklist)";

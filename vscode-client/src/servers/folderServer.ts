@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
 
-import type { Progress } from "../progressModel";
+import { type Progress, progressToShow } from "../progressModel";
 import { LIST_PROGRESS } from "../protocol";
 import { SOURCE_LABELS } from "../python/resolve";
 import { SessionTracker, type Approval, type ApprovalResolved, type SessionState } from "../state";
@@ -111,13 +111,13 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
    * carried out).
    */
   currentProgress(path?: string): Progress | undefined {
-    const executing = [...this.progress.values()].filter(
-      (p) => this.sessions.all().find((s) => s.sessionId === p.sessionId)?.mode !== "plan",
+    const file = path === undefined ? undefined : vscode.Uri.file(path).fsPath;
+    return progressToShow(
+      [...this.progress.values()],
+      this.sessions,
+      file,
+      (p) => vscode.Uri.file(p).fsPath,
     );
-    const ofPath = path && executing.find((p) => samePath(p.planFilePath, path));
-    if (ofPath) return ofPath;
-    const current = this.sessions.current()?.sessionId;
-    return executing.find((p) => p.sessionId === current) ?? executing.at(-1);
   }
 
   /** Every session's progress the server reported. */

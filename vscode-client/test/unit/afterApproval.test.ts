@@ -18,6 +18,7 @@ import {
 import {
   type Progress,
   progressText,
+  progressToShow,
   progressTooltip,
   type Step,
   stepHover,
@@ -83,6 +84,32 @@ test("a step's mark follows its text when the plan was edited since approval", (
   assert.equal(stepLine(moved, greet), 5);
   assert.equal(stepLine(["# Plan", "Greet `world` by name"], greet), undefined); // no item
   assert.equal(stepLine(["- [x] Read the name"], step(0, "Read the name", "done", 0)), 0);
+});
+
+test("the progress shown: the open plan's, else the shown session's, never a planning one's", () => {
+  const one = { ...progress([step(0, "Read", "done")]), sessionId: "one", planFilePath: "/a.md" };
+  const two = {
+    ...progress([step(0, "Read", "pending")]),
+    sessionId: "two",
+    planFilePath: "/b.md",
+  };
+  const sessions = (modes: Record<string, string>, current?: string) => ({
+    all: () => Object.entries(modes).map(([sessionId, mode]) => ({ sessionId, mode })),
+    current: () => (current === undefined ? undefined : { sessionId: current }),
+  });
+  const both = sessions({ one: "default", two: "acceptEdits" }, "one");
+  assert.equal(progressToShow([one, two], both, "/b.md")?.sessionId, "two");
+  assert.equal(progressToShow([one, two], both, "/elsewhere.md")?.sessionId, "one");
+  assert.equal(progressToShow([one, two], both)?.sessionId, "one");
+  // The shown session has none: the latest reported.
+  assert.equal(progressToShow([one, two], sessions({}, "three"))?.sessionId, "two");
+  // A session planning again carries out nothing, even with its plan open.
+  const planning = sessions({ one: "default", two: "plan" }, "two");
+  assert.equal(progressToShow([one, two], planning, "/b.md")?.sessionId, "one");
+  assert.equal(progressToShow([two], planning), undefined);
+  // Two spellings of one path.
+  const upper = (p: string) => p.toUpperCase();
+  assert.equal(progressToShow([one, two], both, "/B.MD", upper)?.sessionId, "two");
 });
 
 function plan(fields: Partial<LibraryPlan>): LibraryPlan {
