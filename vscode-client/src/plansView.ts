@@ -32,7 +32,7 @@ import { LIST_PLANS, LIST_REVISIONS, REVISION_TEXT, TAKE_UP_PLAN } from "./proto
 import type { FolderServer } from "./servers/folderServer";
 import type { WorkspaceServers } from "./servers/workspaceServers";
 
-export const REVISION_SCHEME = "planmode-revision";
+const REVISION_SCHEME = "planmode-revision";
 const VIEW = "planMode.plans";
 // The tree asks again once changes pause (an agent writing a plan changes it many times).
 const SETTLE_MS = 400;
@@ -57,7 +57,7 @@ interface RevisionNode {
 type Node = FolderNode | PlanNode | RevisionNode;
 
 /** The URI of one version of a plan: named `<slug> (version N).md`, its plan in the query. */
-export function revisionUri(server: FolderServer, plan: LibraryPlan, id: number): vscode.Uri {
+function revisionUri(server: FolderServer, plan: LibraryPlan, id: number): vscode.Uri {
   const query = new URLSearchParams({
     folder: server.folder.uri.toString(),
     path: plan.path,
@@ -71,7 +71,7 @@ export function revisionUri(server: FolderServer, plan: LibraryPlan, id: number)
 }
 
 /** Serves each version's text, read-only, from its folder's server. */
-export class RevisionDocuments implements vscode.TextDocumentContentProvider {
+class RevisionDocuments implements vscode.TextDocumentContentProvider {
   constructor(private readonly servers: WorkspaceServers) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

@@ -120,11 +120,6 @@ export class FolderServer implements ClientEvents, vscode.Disposable {
     );
   }
 
-  /** Every session's progress the server reported. */
-  allProgress(): Progress[] {
-    return [...this.progress.values()];
-  }
-
   /** A progress a request answered with (the server's notification may come later). */
   updateProgress(progress: Progress): void {
     this.progress.delete(progress.sessionId); // the latest last: currentProgress's fallback
