@@ -11,7 +11,7 @@ from lsprotocol import types
 from tests.e2e import harness
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.review import agent_revises, hunk_pairs, pending_exit
-from tests.e2e.test_teammates import TEAMMATE, submit
+from tests.e2e.teammates import TEAMMATE, submit
 
 PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n\n## Verification\n"
 KEEP, UNDO = "planMode.keepHunk", "planMode.undoHunk"

@@ -11,22 +11,15 @@ from lsprotocol import types
 
 from tests.e2e import harness
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.review import titles
 
 REQUESTED = "planMode/approvalRequested"
 RESOLVED = "planMode/approvalResolved"
 PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n"
 
 
-def titles(lenses: list[types.CodeLens]) -> list[str]:
-    return [lens.command.title for lens in lenses if lens.command is not None]
-
-
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def titles(lenses: list[types.CodeLens]) -> list[str]:
-    return [lens.command.title for lens in lenses if lens.command is not None]
 
 
 def arguments(lens: types.CodeLens) -> list[dict[str, Any]]:

@@ -9,18 +9,8 @@ import json
 from pathlib import Path
 
 from planmode.core.teams import inbox_path
-from tests.e2e.harness import Editor, running_editor
-
-TEAMMATE = {"agentName": "builder", "teamName": "alpha", "planModeRequired": True}
-PLAN = "# Builder's plan\n\n1. build it\n"
-
-
-async def submit(teammate: Editor) -> dict:
-    entered = await teammate.request("planMode/enter")
-    plan_path = Path(entered["state"]["planFilePath"])
-    plan_path.parent.mkdir(parents=True, exist_ok=True)
-    plan_path.write_text(PLAN)
-    return await teammate.request("planMode/exit")
+from tests.e2e.harness import running_editor
+from tests.e2e.teammates import PLAN, TEAMMATE, submit
 
 
 async def test_round_trip_approve(root: Path, home: Path) -> None:

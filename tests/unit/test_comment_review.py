@@ -11,7 +11,7 @@ from planmode.core.session import Session
 from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
 from tests.unit.editor_buffers import Buffers
-from tests.unit.test_teams import submitted, teammate_service
+from tests.unit.teammates import submitted, teammate_service
 
 PLAN = "# Greet\n\n## Steps\n1. Read the name.\n2. Print it.\n\n## Verification\nRun tests.\n"
 COMMENTED = PLAN.replace(

@@ -13,13 +13,11 @@ import pytest
 from planmode.core import jsonl, plans, prompts, teams
 from planmode.core.errors import InvalidParams, NoPendingApproval, NoPlanFile, PlanChanged
 from planmode.core.service import PlanModeService
-from planmode.core.session import Session
 from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import results
 from tests.unit.conftest import ServiceFactory
+from tests.unit.teammates import PLAN, hand_key, submitted, teammate_service
 
-PLAN = "# Teammate plan\n\n1. build\n"
-TEAMMATE = {"agentName": "builder", "teamName": "alpha", "planModeRequired": True}
 KEY = bytes(range(32))
 BIG = "x" * 70_000  # far beyond PIPE_BUF: a write this size could interleave without the lock
 
@@ -294,35 +292,10 @@ def test_pending_requests_without_teams_dir(root: Path) -> None:
 
 
 # -- the service: a required teammate -------------------------------------------------------
-def teammate_service(make_service: ServiceFactory, **overrides: object) -> PlanModeService:
-    return make_service(teammate={**TEAMMATE, **overrides})
-
-
 @pytest.fixture
 def lead(make_service: ServiceFactory) -> PlanModeService:
     """The lead's server on the same workspace."""
     return make_service()
-
-
-def hand_key(mate: PlanModeService, session: Session, lead: PlanModeService) -> None:
-    """What lsp/features/teammates/keys.py does between the two servers."""
-    handed = mate.own_request_key(session)
-    assert handed is not None
-    rid, key, digest = handed
-    lead.receive_request_key(rid, key, digest, "alpha", "builder")
-
-
-def submitted(service: PlanModeService, lead: PlanModeService | None = None) -> tuple[Session, str]:
-    session = service.require_session("mate")
-    service.enter(session)
-    plans.write_atomic(service.plan_path(session), PLAN)
-    result = service.exit_as_teammate(session)
-    assert result is not None
-    assert result.outcome == "awaitingLeaderApproval"
-    assert result.request_id is not None
-    if lead is not None:
-        hand_key(service, session, lead)
-    return session, result.request_id
 
 
 def test_required_teammate_never_exits_before_the_lead_answers(
