@@ -226,33 +226,10 @@ def progress(conn: Connection, args: argparse.Namespace) -> int:
         if not found:
             raise RpcError(protocol.NO_APPROVED_PLAN, "No approved plan is being carried out")
     result: Any = found[0] if args.session else {"progress": found}
+    from planmode.core.progress import progress_text
+
     _show(args, result, "\n\n".join(progress_text(p) for p in found))
     return EXIT_OK
-
-
-# The mark of a step's status, wherever a person reads it without our VS Code client.
-MARKS = {"done": "✓", "inProgress": "◐", "pending": "○"}
-
-
-def progress_text(progress: dict[str, Any]) -> str:
-    """A ``Progress`` (docs/protocol.md §12.1) as a person reads it: ``Plan 3/7``, each step
-    with its mark, the files written outside the plan."""
-    lines = [f"Plan {progress['done']}/{progress['total']}  {progress['planFilePath']}"]
-    for step in progress["steps"]:
-        by = f"  ({step['source']})" if step.get("source") else ""
-        lines.append(f"  {MARKS.get(step['status'], '?')} {step['index'] + 1}. {step['text']}{by}")
-    allowed = set(progress.get("allowedPaths") or [])
-    if progress["drift"]:
-        lines.append("Written outside the plan:")
-    for entry in progress["drift"]:
-        note = "  (allowed for this plan)" if entry["path"] in allowed else ""
-        lines.append(f"  ! {entry['path']} ({entry['tool']}, {entry['at']}){note}")
-    verification = progress.get("verification")
-    if progress["total"] and progress["done"] == progress["total"] and verification:
-        lines.append(
-            f"All steps done. Verify: {verification['title']} (line {verification['line'] + 1})"
-        )
-    return "\n".join(lines)
 
 
 # -- what the verbs share -------------------------------------------------------------------

@@ -543,6 +543,29 @@ class Progress:
             self.record_drift(path, tool, at)
 
 
+def progress_text(progress: Mapping[str, Any]) -> str:
+    """A ``Progress`` as the protocol sends it (docs/protocol.md §12.1) as a person reads it:
+    ``Plan 3/7``, each step with its mark, the files written outside the plan. One text for
+    ``planmode progress`` and the editor's message (lsp/features/progress.py)."""
+    lines = [f"Plan {progress['done']}/{progress['total']}  {progress['planFilePath']}"]
+    for step in progress["steps"]:
+        by = f"  ({step['source']})" if step.get("source") else ""
+        mark = steps.MARKS.get(step["status"], "?")
+        lines.append(f"  {mark} {step['index'] + 1}. {step['text']}{by}")
+    allowed = set(progress.get("allowedPaths") or [])
+    if progress["drift"]:
+        lines.append("Written outside the plan:")
+    for entry in progress["drift"]:
+        note = "  (allowed for this plan)" if entry["path"] in allowed else ""
+        lines.append(f"  ! {entry['path']} ({entry['tool']}, {entry['at']}){note}")
+    verification = progress.get("verification")
+    if progress["total"] and progress["done"] == progress["total"] and verification:
+        lines.append(
+            f"All steps done. Verify: {verification['title']} (line {verification['line'] + 1})"
+        )
+    return "\n".join(lines)
+
+
 def _string(data: Mapping[str, Any], key: str, limit: int) -> str:
     value = data.get(key)
     if not isinstance(value, str) or len(value) > limit:

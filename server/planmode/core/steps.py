@@ -62,6 +62,8 @@ StepStatus = Literal["pending", "inProgress", "done"]
 STEP_STATUSES: tuple[StepStatus, ...] = ("pending", "inProgress", "done")
 # An agent's update only ever raises a step: done > inProgress > pending.
 STATUS_RANK: dict[str, int] = {status: rank for rank, status in enumerate(STEP_STATUSES)}
+# The mark of a step's status, wherever a person reads it without our VS Code client.
+MARKS: dict[StepStatus, str] = {"done": "✓", "inProgress": "◐", "pending": "○"}
 
 STEP_HEADING = re.compile(r"(?<![^\W_])(?:step|implementation|plan|change|to-?do)", re.I)
 VERIFICATION = re.compile(r"(?<![^\W_])(?:verif|testing\b|test[ \t]+plan\b)", re.I)

@@ -1,15 +1,21 @@
-"""Plan-quality diagnostics pushed (``textDocument/publishDiagnostics``) for plan files."""
+"""Plan-quality diagnostics pushed (``textDocument/publishDiagnostics``) for plan files.
+
+Besides the plan's own quality (core/diagnostics.py) and its review comments, features with
+diagnostics of a plan add themselves as *sources* to :class:`Diagnostics` in their
+``register()`` (the approved plan's progress: lsp/features/progress.py), as inlay hints'
+sources do, so this module imports none of them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
 
 from planmode.core.diagnostics import SOURCE, plan_diagnostics
 from planmode.core.lines import lsp_lines
-from planmode.lsp.features import buffers, comments, progress
-from planmode.lsp.server import PlanModeServer, uri_to_path
+from planmode.lsp.features import buffers, comments
+from planmode.lsp.server import Feature, PlanModeServer, uri_to_path
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
@@ -17,6 +23,20 @@ SEVERITIES = {
     "information": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
+
+# A plan file's diagnostics from one feature: (server, path, text) -> diagnostics.
+DiagnosticSource = Callable[[PlanModeServer, Path, str], list[types.Diagnostic]]
+
+
+class Diagnostics(Feature):
+    """The sources of a plan's diagnostics beyond its quality and comments, asked in the order
+    they were added."""
+
+    def __init__(self) -> None:
+        self.sources: list[DiagnosticSource] = []
+
+    def add(self, source: DiagnosticSource) -> None:
+        self.sources.append(source)
 
 
 def publish(server: PlanModeServer, path: Path) -> None:
@@ -39,7 +59,8 @@ def publish(server: PlanModeServer, path: Path) -> None:
             )
         )
     diagnostics += comments.diagnostics(server, path, text)
-    diagnostics += progress.plan_diagnostics(server, path, text)
+    for source in server.get_feature(Diagnostics).sources:
+        diagnostics += source(server, path, text)
     server.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=diagnostics)
     )
@@ -72,6 +93,7 @@ def did_save(server: PlanModeServer, params: types.DidSaveTextDocumentParams) ->
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(Diagnostics())
     server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
     server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
     server.feature(types.TEXT_DOCUMENT_DID_SAVE)(did_save)

@@ -29,12 +29,13 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from planmode.agent_cli import MARKS, progress_text
 from planmode.core import drift
 from planmode.core import progress as core
 from planmode.core.executions import ProgressEvent, current_lines
 from planmode.core.lines import lsp_lines
+from planmode.core.progress import progress_text
 from planmode.core.service import PlanModeService
+from planmode.core.steps import MARKS
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics, inlayhints
 from planmode.lsp.features.state import session_for
@@ -335,6 +336,7 @@ def show_progress(server: PlanModeServer, params: GetProgressParams) -> Progress
 def register(server: PlanModeServer) -> None:
     feature = server.add_feature(ProgressFeature(server))
     server.get_feature(inlayhints.InlayHints).add(feature)
+    server.get_feature(diagnostics.Diagnostics).add(plan_diagnostics)
     server.request(protocol.GET_PROGRESS, GetProgressParams)(get_progress)
     server.request(protocol.LIST_PROGRESS, ListProgressParams)(list_progress)
     server.request(protocol.SET_STEP_STATUS, SetStepStatusParams)(set_step_status)
