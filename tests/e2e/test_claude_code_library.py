@@ -43,16 +43,26 @@ async def test_save_for_later_in_real_claude_code(
         await editor.endpoint()
         claude = ClaudeCode(version, root, home, base_url, tmp_path)
         try:
-            await save_and_take_up(Agent(api, claude), editor, root)
+            plan = await save_and_take_up(Agent(api, claude), editor, root)
         except BaseException:
             print(failure_report(api, claude, tmp_path / "claude-code-report"))
             raise
         finally:
             claude.close()
+        # Another Claude Code session takes the saved plan up.
+        (tmp_path / "second").mkdir()
+        second = ClaudeCode(version, root, home, base_url, tmp_path / "second")
+        try:
+            await take_up_in_another_session(Agent(api, second), editor, root, plan)
+        except BaseException:
+            print(failure_report(api, second, tmp_path / "second-report"))
+            raise
+        finally:
+            second.close()
             api.stop()
 
 
-async def save_and_take_up(agent: Agent, editor: Editor, root: Path) -> None:
+async def save_and_take_up(agent: Agent, editor: Editor, root: Path) -> Path:
     await agent.prompt("Plan greeting by name in src/app.py")
     plan = agent.plan_path
     assert plan is not None, "Claude Code named no plan file"
@@ -95,5 +105,35 @@ async def save_and_take_up(agent: Agent, editor: Editor, root: Path) -> None:
     agent.exit_plan_mode()
     again = await editor.wait_for("planMode/approvalRequested", count=2, timeout=30)
     assert Path(again["planFilePath"]) == plan
-    await editor.run_lens(await lens(editor, plan, "Reject"))
-    assert "rejected" in denied(await agent.turn()).lower()
+    await editor.run_lens(await lens(editor, plan, "Save for later"))
+    assert SAVED in denied(await agent.turn())
+    agent.say("Saved again.")
+    await asyncio.to_thread(agent.claude.wait_screen, r"Saved again\.", 10)
+    return plan
+
+
+async def take_up_in_another_session(agent: Agent, editor: Editor, root: Path, saved: Path) -> None:
+    """A new Claude Code session takes the saved plan up before the server knows where Claude
+    Code keeps this session's plan (its transcript names it from the second tool call on):
+    once it does, the saved text is written there, and ExitPlanMode submits it for review."""
+    await agent.prompt(f"Take up the saved plan {saved.stem}")
+    own = agent.plan_path
+    assert own is not None and own != saved, own
+    session = agent.claude.session_id
+    await agent.call("Read", {"file_path": str(root / "src" / "app.py")})
+    taken = await editor.request("planMode/takeUpPlan", {"sessionId": session, "path": str(saved)})
+    assert taken["takenUpFrom"] == str(saved), taken
+    # The next call names Claude Code's own plan file: the taken-up plan moves there.
+    await agent.call("Read", {"file_path": str(root / "src" / "app.py")})
+    assert (await editor.state(session))["planFilePath"] == str(own)
+    assert own.read_text() == PLAN
+    agent.exit_plan_mode()
+    requested = await editor.wait_for("planMode/approvalRequested", count=3, timeout=30)
+    assert Path(requested["planFilePath"]) == own and requested["submittedPlan"] == PLAN
+    editor.open(own)
+    await editor.run_lens(await lens(editor, own, "Approve plan"))
+    approved = (await agent.turn()).result_text()
+    assert "User has approved your plan" in approved and "Greet by name" in approved, approved
+    listed = {p["path"]: p for p in (await editor.request("planMode/listPlans", {}))["plans"]}
+    assert listed[str(own)]["status"] == "executing", listed[str(own)]
+    assert listed[str(saved)]["status"] == "drafting", listed[str(saved)]

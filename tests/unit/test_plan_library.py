@@ -163,3 +163,40 @@ def test_take_up_refuses_and_changes_nothing(service: PlanModeService, root: Pat
         service.take_up(busy, path)
     assert service.plan_path(other) != path and other.modes.mode != "plan"
     assert status(service, path) == ("saved", None)
+
+
+def test_a_plan_taken_up_follows_the_plan_file_the_agent_names_later(
+    service: PlanModeService, root: Path
+) -> None:
+    _first, path = saved(service)
+    later = service.require_session("s2")
+    service.take_up(later, path)
+    assert service.plan_path(later) == path
+    # The agent names its own plan file only now (Claude Code's transcript): the taken-up
+    # text goes there, and the model is told where it is.
+    own = root / "elsewhere" / "agent-plan.md"
+    own.parent.mkdir()
+    later.plan_file, later.plan_file_source = own, "test"
+    service.library.follow_plan_file(later)
+    assert own.read_text() == PLAN
+    (attachment, *_) = service.next_turn(later)[0]
+    assert attachment.plan_file_path == str(own)
+    # Once only: a later change of the plan file takes nothing along.
+    third = root / "elsewhere" / "third.md"
+    later.plan_file = third
+    service.library.follow_plan_file(later)
+    assert not third.exists()
+
+
+def test_a_plan_the_agent_already_wrote_is_not_overwritten(
+    service: PlanModeService, root: Path
+) -> None:
+    _first, path = saved(service)
+    later = service.require_session("s2")
+    service.take_up(later, path)
+    own = root / "elsewhere" / "agent-plan.md"
+    own.parent.mkdir()
+    own.write_text("# The agent's own plan\n")
+    later.plan_file, later.plan_file_source = own, "test"
+    service.library.follow_plan_file(later)
+    assert own.read_text() == "# The agent's own plan\n"

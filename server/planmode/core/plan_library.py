@@ -50,6 +50,9 @@ class PlanLibrary:
         self.planning = planning
         # Session id -> the plan it took up, until its next turn tells the model.
         self._untold: dict[str, TakenUp] = {}
+        # Session id -> the plan it took up, until its next exit: an agent that names its own
+        # plan file only later (Claude Code, from its second tool call) gets the text there.
+        self._taken: dict[str, TakenUp] = {}
         # Plan path -> (done, total) of the sessions executing it now (core/executions.py).
         self.live_counts: Callable[[], Mapping[str, tuple[int, int]]] = dict
 
@@ -126,8 +129,37 @@ class PlanLibrary:
             self.record.append(library.event_line(current, "resumed", session_id=session.id))
         registry.snapshot(session, current, text)
         taken = TakenUp(current, path)
-        self._untold[session.id] = taken
+        self._untold[session.id] = self._taken[session.id] = taken
         return taken
+
+    def follow_plan_file(self, session: Session) -> None:
+        """The session's plan file may have changed (its agent named its own): a plan it took
+        up goes along, into a file that holds no plan yet; one the agent already wrote is kept,
+        and the user told in the log."""
+        taken = self._taken.get(session.id)
+        if taken is None or session.pending is not None:
+            self._taken.pop(session.id, None)
+            return
+        current = self.registry.plan_path(session)
+        if current == taken.plan_file:
+            return
+        del self._taken[session.id]
+        text = self.registry.read_text(taken.plan_file)
+        if text is None or (self.registry.read_text(current) or "").strip():
+            log.warning(
+                "session %s: %s was taken up, but %s holds a plan",
+                session.id,
+                taken.taken_from,
+                current,
+            )
+            return
+        plans.write_plan(current, text)
+        self.review.history.record(current, text, "user", f"taken up from {taken.taken_from}")
+        self.review.seen[current] = text
+        self.record.append(library.event_line(current, "resumed", session_id=session.id))
+        moved = TakenUp(current, taken.taken_from)
+        if session.id in self._untold:
+            self._untold[session.id] = moved
 
     def announcement(self, session: Session) -> attachments.Attachment | None:
         """Once after a take-up, the attachment that tells the model (its next turn)."""

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from planmode.core import attachments, drift, enforcement, modes, permissions, resume, teams
-from planmode.core.agents import AgentRules, AgentTools, PlanFileAgent, PlanInExit, ToolCall
+from planmode.core.agents import (
+    AgentRules,
+    AgentTools,
+    PlanFileAgent,
+    PlanFileReport,
+    PlanInExit,
+    ToolCall,
+)
 from planmode.core.approval import AllowedPrompt
 from planmode.core.errors import NoPendingApproval
 from planmode.core.executions import Executions, ProgressEvent
@@ -66,7 +73,6 @@ class PlanModeService:
         self.plan_path = registry.plan_path
         self.find_plan_file = registry.find_plan_file
         self.is_plan_file = registry.is_plan_file
-        self.learn_plan_file = registry.learn_plan_file
         self.exit_refusal = registry.exit_refusal
         self.read_plan = registry.read_plan
         self.read_text = registry.read_text
@@ -294,6 +300,13 @@ class PlanModeService:
     @property
     def sandbox(self) -> sandbox_probe.Availability:
         return enforcement.sandbox()
+
+    def learn_plan_file(self, session: Session, report: PlanFileReport) -> str | None:
+        """Adopt the plan file the agent reports (:meth:`SessionRegistry.learn_plan_file`); a
+        plan the session took up before brings its text along (docs/protocol.md §12.3)."""
+        warning = self.registry.learn_plan_file(session, report)
+        self.library.follow_plan_file(session)
+        return warning
 
     def _progress_recorded(self, event: ProgressEvent) -> None:
         if event.progress is not None:
