@@ -266,6 +266,35 @@ step("a write outside the plan is flagged; the notification allows the file", as
   );
 });
 
+step("with planMode.drift set to deny in VS Code, such a write is refused", async (page) => {
+  const settings = join(editor.workspace, ".vscode/settings.json");
+  mkdirSync(dirname(settings), { recursive: true });
+  writeFileSync(settings, JSON.stringify({ "planMode.drift": "deny" }));
+  // The server reads the change through workspace/configuration: ask until it applies.
+  const write = {
+    tool: "Write",
+    input: { file_path: join(editor.workspace, "scratch.txt"), content: "x\n" },
+  };
+  const deadline = Date.now() + 20_000;
+  let answer = await agent.request<{ behavior: string; message?: string }>(
+    "planMode/checkTool",
+    write,
+  );
+  while (answer.behavior !== "deny" && Date.now() < deadline) {
+    await page.waitForTimeout(250);
+    answer = await agent.request("planMode/checkTool", write);
+  }
+  assert.equal(answer.behavior, "deny");
+  assert.match(answer.message ?? "", /^Not in the approved plan: scratch\.txt/);
+  // The file allowed from the notification stays allowed.
+  const allowed = await agent.request<{ behavior: string }>("planMode/checkTool", {
+    tool: "Write",
+    input: { file_path: join(editor.workspace, "notes.txt"), content: "more\n" },
+  });
+  assert.notEqual(allowed.behavior, "deny");
+  await runCommand(page, "Notifications: Clear All Notifications");
+});
+
 step("the user marks a step from the status bar: their mark wins", async (page) => {
   await statusItem(page, "Plan 2/5").click();
   const row = (text: string | RegExp) =>
