@@ -65,8 +65,6 @@ async def progress_tracking_cost(rounds: int, client_cls: Any, command: list[str
         with tempfile.TemporaryDirectory(prefix="planmode-bench-") as tmp:
             root = Path(tmp).resolve()
             bench = client_cls(root)
-            for method in ("planMode/didChangeProgress",):
-                bench.client.feature(method)(lambda _params: None)
             await bench.start(command)
             try:
                 await approve(bench, "tracked")

@@ -102,7 +102,11 @@ class Client:
         def requested(params: Any) -> None:
             self.approvals.put_nowait(params)
 
-        for method in ("planMode/didChangeState", "planMode/approvalResolved"):
+        for method in (
+            "planMode/didChangeState",
+            "planMode/approvalResolved",
+            "planMode/didChangeProgress",
+        ):
             client.feature(method)(lambda _params: None)
         for method in (types.WINDOW_SHOW_MESSAGE, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS):
             client.feature(method)(lambda _params: None)

@@ -108,6 +108,7 @@ class Demo:
         for method in (
             protocol.DID_CHANGE_STATE,
             protocol.APPROVAL_RESOLVED,
+            protocol.DID_CHANGE_PROGRESS,
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
         ):
             client.feature(method)(lambda _params: None)

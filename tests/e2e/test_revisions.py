@@ -142,7 +142,10 @@ async def test_revision_during_pending_approval_hunk_by_hunk(editor: Editor, roo
     assert result["outcome"] == "approved"
     assert result["plan"] == r3
     assert path.read_text() == r3
-    assert await editor.lenses(path) == []
+    # Decided: no review lens is left; the approved plan shows its progress.
+    assert [le.command.command for le in await editor.lenses(path) if le.command] == [
+        "planMode.showProgress"
+    ]
 
     # Every change is a revision, with its author and reason.
     assert await revisions(editor) == [
@@ -164,7 +167,7 @@ async def test_revision_during_pending_approval_hunk_by_hunk(editor: Editor, roo
 
     # No review any more: an agent edit after approval shows no hunk lenses.
     await agent_revises(editor, path, r3, r3 + "\nmore", "After approval")
-    assert await editor.lenses(path) == []
+    assert hunk_pairs(await editor.lenses(path)) == []
 
 
 async def test_revision_after_rejection_and_history(editor: Editor, root: Path) -> None:
