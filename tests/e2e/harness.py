@@ -103,6 +103,8 @@ class Editor:
         self.buffers: dict[Path, str] = {}
         # What the editor answers to workspace/applyEdit (None: apply and save to disk).
         self.refuse_edits: str | None = None
+        # Run once as the next workspace/applyEdit arrives (the user typing meanwhile).
+        self.before_edit: Callable[[], None] | None = None
         self.message_answer: str | None = None
         # While set and not yet set off, window/showMessageRequest stays unanswered.
         self.message_gate: asyncio.Event | None = None
@@ -313,6 +315,9 @@ def _client_factory(editor_box: list[Editor]) -> Any:
         def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
             editor = editor_box[0]
             editor.applied_edits.append({"label": params.label, "edit": params.edit})
+            if editor.before_edit is not None:
+                typing, editor.before_edit = editor.before_edit, None
+                typing()
             if editor.refuse_edits is not None:
                 return types.ApplyWorkspaceEditResult(
                     applied=False, failure_reason=editor.refuse_edits
@@ -384,6 +389,7 @@ async def running_editor(
     configuration: dict[str, Any] | None = None,
     caps: types.ClientCapabilities | None = None,
     env: dict[str, str] | None = None,
+    client_name: str = "Test Editor",
 ) -> AsyncIterator[Editor]:
     """Start the real server on ``root``, initialize it as an editor would, shut it down after."""
     box: list[Editor] = []
@@ -409,7 +415,7 @@ async def running_editor(
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options={"planMode": init_options} if init_options else None,
-            client_info=types.ClientInfo(name="Test Editor"),
+            client_info=types.ClientInfo(name=client_name),
         )
     )
     editor.server_capabilities = initialized.capabilities

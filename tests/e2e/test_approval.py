@@ -622,8 +622,8 @@ async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
 
 async def test_exit_with_plan_updates_an_open_stale_buffer(editor: Editor) -> None:
     """An agent's new plan is never undone by older text open in the editor: the file gets
-    it, the unmodified buffer is left to the editor's reload (lsp/features/buffers.py), and until
-    then the approval takes the file."""
+    it, and the unmodified buffer the editor did not reload gets it as an edit
+    (lsp/features/buffers.py), so the buffer holds the file's text without a reload."""
     entered = await editor.request("planMode/enter")
     plan_path = Path(entered["state"]["planFilePath"])
     plan_path.parent.mkdir(parents=True, exist_ok=True)
@@ -632,11 +632,11 @@ async def test_exit_with_plan_updates_an_open_stale_buffer(editor: Editor) -> No
     new_plan = "# New plan\n\n1. the agent's revision\n"
     pending = editor.start("planMode/exit", {"plan": new_plan})
     await editor.wait_for("planMode/approvalRequested")
-    assert plan_path.read_text() == new_plan
-    assert editor.buffers[plan_path] == "# Old plan\n" and editor.applied_edits == []
+    assert plan_path.read_text() == new_plan == editor.buffers[plan_path]
+    assert len(editor.applied_edits) == 1
     lenses = await editor.lenses(plan_path)
     assert lenses[0].command is not None
-    assert lenses[0].command.title == "Approve plan (buffer out of date: approves the file)"
+    assert lenses[0].command.title == "Approve plan"
     await editor.run_lens(lenses[0])
     result = await asyncio.wait_for(pending, 10)
     assert result["plan"] == new_plan

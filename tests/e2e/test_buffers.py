@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.e2e.harness import Editor
+from tests.e2e.harness import Editor, capabilities, running_editor
 from tests.e2e.review import pending_exit
 
 PLAN = "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n\n## Verification\nRun it\n"
@@ -40,45 +40,106 @@ async def rejected(editor: Editor, task: asyncio.Task) -> None:
     await asyncio.wait_for(task, 5)
 
 
-async def test_a_revision_of_an_unmodified_open_plan_is_reloaded_not_edited(editor: Editor) -> None:
+async def test_vs_code_reloads_an_unmodified_open_plan_and_gets_no_edit(
+    root: Path, home: Path
+) -> None:
+    """VS Code reloads an unmodified buffer itself: an edit too would change it twice."""
+    async with running_editor(root, home, client_name="Visual Studio Code") as editor:
+        await editor.request("planMode/enter", {})
+        path, task = await pending_exit(editor, PLAN)
+        await rejected(editor, task)
+        editor.open(path)
+        async with reloading(editor, path):
+            path2, task = await pending_exit(editor, REVISED)
+            assert path2 == path
+            assert editor.buffers[path] == REVISED == path.read_bytes().decode()
+        assert editor.applied_edits == []  # its reload brought it: the buffer stays clean
+        lenses = await editor.lenses(path)
+        assert lenses[0].command is not None
+        assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
+        assert await editor.run_lens(lenses[0]) == {"ok": True}
+        result = await asyncio.wait_for(task, 5)
+        assert result["plan"] == REVISED and result["userEditsDiff"] is None
+
+
+async def test_a_revision_reaches_an_open_plan_that_is_never_reloaded(editor: Editor) -> None:
+    """eglot without auto-revert, Neovim and Helix keep a buffer's text until :e: the
+    revision comes as a versioned edit of the changed lines, and the file follows it."""
     await editor.request("planMode/enter", {})
     path, task = await pending_exit(editor, PLAN)
     await rejected(editor, task)
     editor.open(path)
-    async with reloading(editor, path):
-        path2, task = await pending_exit(editor, REVISED)
-        assert path2 == path
-        assert editor.buffers[path] == REVISED == path.read_bytes().decode()
-    assert editor.applied_edits == []  # the editor's reload brought it: the buffer stays clean
-    lenses = await editor.lenses(path)
-    assert lenses[0].command is not None
-    assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
-    assert await editor.run_lens(lenses[0]) == {"ok": True}
-    result = await asyncio.wait_for(task, 5)
-    assert result["plan"] == REVISED and result["userEditsDiff"] is None
-
-
-async def test_an_editor_that_does_not_reload_is_told_and_never_edited(editor: Editor) -> None:
-    """Neovim and Helix keep the old text until :e; no edit races that reload."""
-    await editor.request("planMode/enter", {})
-    path, task = await pending_exit(editor, PLAN)
-    await rejected(editor, task)
-    editor.open(path)
+    version = editor.versions[path.as_uri()]
     path, task = await pending_exit(editor, REVISED)
-    assert editor.applied_edits == []
-    assert editor.buffers[path] == PLAN and path.read_bytes().decode() == REVISED
-    lenses = await editor.lenses(path)
-    assert lenses[0].command is not None
-    assert lenses[0].command.title == (
-        "Approve plan (1 change unreviewed) (buffer out of date: approves the file)"
-    )
-    editor.change(path, REVISED)  # :e — the buffer reloaded
+    (applied,) = editor.applied_edits
+    assert applied["label"] == "Plan submitted for approval"
+    (change,) = applied["edit"].document_changes
+    assert change.text_document.version == version
+    assert [(e.range.start.line, e.range.end.line, e.new_text) for e in change.edits] == [
+        (3, 4, "2. Change the greeting to hi\n3. Log it\n")
+    ]
+    assert editor.buffers[path] == REVISED == path.read_bytes().decode()
     lenses = await editor.lenses(path)
     assert lenses[0].command is not None
     assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
     assert await editor.run_lens(lenses[0]) == {"ok": True}
     result = await asyncio.wait_for(task, 5)
+    # The edit the server sent is the agent's text, not the user's edit.
     assert result["plan"] == REVISED and result["userEditsDiff"] is None
+    # The editor marks the buffer modified (no LSP request saves it): the user is told that
+    # only the server changed it, and how to leave it clean.
+    told = await editor.message_until(lambda m: "and so does its buffer" in m)
+    assert "Revert the buffer to the file" in told and "unsaved changes" not in told
+
+
+async def test_a_buffer_that_moved_on_gets_the_edit_again_against_its_new_text(
+    editor: Editor,
+) -> None:
+    """The user types as the edit arrives: the editor refuses it (another version) and the
+    server computes it again against what the buffer holds now."""
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    typed = PLAN.replace("Run it", "Run it twice")
+    editor.before_edit = lambda: editor.change(path, typed)
+    path, task = await pending_exit(editor, REVISED)
+    first, second = editor.applied_edits
+    (refused,) = first["edit"].document_changes
+    (taken,) = second["edit"].document_changes
+    assert taken.text_document.version == refused.text_document.version + 1
+    assert editor.buffers[path] == REVISED == path.read_bytes().decode()
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
+    await rejected(editor, task)
+
+
+async def test_an_editor_that_takes_no_edits_is_told_its_buffer_is_out_of_date(
+    root: Path, home: Path
+) -> None:
+    """Without workspace/applyEdit the file is all the server can change: the buffer is out
+    of date, and the Approve lens says it approves the file, until the buffer reloads."""
+    async with running_editor(root, home, caps=capabilities(apply_edit=False)) as editor:
+        await editor.request("planMode/enter", {})
+        path, task = await pending_exit(editor, PLAN)
+        await rejected(editor, task)
+        editor.open(path)
+        path, task = await pending_exit(editor, REVISED)
+        assert editor.applied_edits == []
+        assert editor.buffers[path] == PLAN and path.read_bytes().decode() == REVISED
+        lenses = await editor.lenses(path)
+        assert lenses[0].command is not None
+        assert lenses[0].command.title == (
+            "Approve plan (1 change unreviewed) (buffer out of date: approves the file)"
+        )
+        editor.change(path, REVISED)  # :e — the buffer reloaded
+        lenses = await editor.lenses(path)
+        assert lenses[0].command is not None
+        assert lenses[0].command.title == "Approve plan (1 change unreviewed)"
+        assert await editor.run_lens(lenses[0]) == {"ok": True}
+        result = await asyncio.wait_for(task, 5)
+        assert result["plan"] == REVISED and result["userEditsDiff"] is None
 
 
 async def test_unsaved_changes_get_a_versioned_edit_and_the_file_follows(editor: Editor) -> None:

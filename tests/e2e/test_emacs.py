@@ -126,17 +126,28 @@ def pick(emacs: Emacs, command: str, prompt: str, choice: str) -> None:
     emacs.keys("Tab", "Enter")
 
 
-def synced(emacs: Emacs, path: Path, text: str) -> None:
-    """The buffer holds exactly the file's bytes, ``text``, and is unmodified."""
+def allow_edit(emacs: Emacs) -> None:
+    """Answer the questions a server's edit of the plan brings, as a user would: eglot's
+    before it applies one (eglot-confirm-server-initiated-edits), then Emacs's own, the file
+    having changed on disk; reading it leaves the buffer clean."""
+    emacs.wait_screen("Server wants to edit:")
+    emacs.type("y")
+    emacs.wait_screen("changed on disk.  Reread from disk?")
+    emacs.type("yes")
+    emacs.keys("Enter")
+
+
+def synced(emacs: Emacs, path: Path, text: str, modified: bool = False) -> None:
+    """The buffer holds exactly the file's bytes, ``text``, and is ``modified`` or not."""
     deadline = time.monotonic() + 15
     while True:
-        held, modified = emacs.buffer(path)
+        held, is_modified = emacs.buffer(path)
         on_disk = path.read_bytes().decode("utf-8")
-        if held == on_disk == text and not modified:
+        if held == on_disk == text and is_modified == modified:
             return
         if time.monotonic() > deadline:
             raise AssertionError(
-                f"buffer {held!r} (modified: {modified}), file {on_disk!r}, wanted {text!r}\n"
+                f"buffer {held!r} (modified: {is_modified}), file {on_disk!r}, wanted {text!r}\n"
                 f"{emacs.screen()}"
             )
         time.sleep(0.1)
@@ -184,17 +195,21 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
     assert "The user's feedback:" not in rejected["toolResult"]
     assert agent.mode() == "plan"
 
-    # The agent revises the open plan: the buffer is the file, byte for byte, unmodified.
+    # The agent revises the open plan. eglot reloads nothing (no auto-revert here) and the
+    # user runs no revert: the server's edit brings the revision, Emacs asks whether to read
+    # the changed file, and the buffer is the file, byte for byte, unmodified.
     second = agent.exit(P2)
+    allow_edit(emacs)
     synced(emacs, agent.plan_path, P2)
     # On the changed line the menu has its Keep and Undo; Undo brings the old line back.
     goto_line(emacs, 4)
     pick(emacs, "eglot-code-actions", "Pick an action", "Undo")
+    allow_edit(emacs)
     synced(emacs, agent.plan_path, UNDONE)
 
-    # A line of the user's own, unsaved, then Approve: the file gets the approved plan, but no
-    # LSP request saves or reverts a buffer, so eglot keeps it modified; the server says how
-    # to leave it clean, and reverting does.
+    # A line of the user's own, unsaved, then Approve: the buffer is the plan, never out of
+    # date. The file gets the approved plan, but no LSP request saves or reverts a buffer, so
+    # eglot keeps it modified; the server says how to leave it clean, and reverting does.
     emacs.keys("M->")
     emacs.type("5. Tell the team\n")
     edited = UNDONE + "5. Tell the team\n"
@@ -203,6 +218,12 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
         '(and (buffer-modified-p) (string-suffix-p "team\\n" (buffer-string))))',
         "t",
     )
+    emacs.command("eglot-code-actions")
+    menu = emacs.wait_screen("Pick an action")
+    emacs.type("?")  # the completions: every action's title
+    menu = emacs.wait_screen("Approve & auto-accept edits")
+    assert "out of date" not in menu, menu
+    emacs.keys("C-g")
     pick(emacs, "eglot-code-actions", "Pick an action", "Approve plan")
     result = second()
     assert result["outcome"] == "approved"

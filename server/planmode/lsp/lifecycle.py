@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from planmode.core.errors import PlanModeError
 from planmode.core.settings import load_settings
+from planmode.lsp.features.buffers import Buffers
 from planmode.lsp.features.sessions import Editor
 from planmode.lsp.features.settings import (
     InitializationOptions,
@@ -30,6 +31,7 @@ def initialize(server: PlanModeServer, params: types.InitializeParams) -> None:
     init_options = plan_mode_section(params.initialization_options)
     server.get_feature(InitializationOptions).section = init_options
     server.get_feature(Editor).name = params.client_info.name if params.client_info else None
+    server.get_feature(Buffers).client_named(server.get_feature(Editor).name)
     session_id = init_options.get("sessionId") if isinstance(init_options, dict) else None
     if isinstance(session_id, str) and session_id:
         server.get_feature(SessionStates).default_id = session_id

@@ -8,7 +8,7 @@
 (add-to-list 'eglot-server-programs
              `(markdown-mode . (,@PYTHON@ "-m" "planmode" "lsp")))
 (add-hook 'markdown-mode-hook #'eglot-ensure)
-(global-auto-revert-mode 1)
+;; No auto-revert: the server's edits bring an agent's revision into an open plan.
 
 ;; Test plumbing: no lock or backup files next to the plan, quiet start-up, polling every
 ;; second (the default is 5 s), a private server socket to read the editor's state.

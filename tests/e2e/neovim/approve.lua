@@ -1,10 +1,14 @@
 -- Real Neovim (0.7) as the user's editor: start the planmode server, wait for the agent's plan,
--- read its code lenses, and approve through vim.lsp.buf.code_action() (its code actions).
+-- read its code lenses, see the agent's revision reach the open buffer, approve through
+-- vim.lsp.buf.code_action() (its code actions), then see the approved plan's progress and mark
+-- a step done with a code action.
 -- Paths come from the environment; the outcome is written as JSON to PLANMODE_NVIM_OUT.
 local root = os.getenv("PLANMODE_NVIM_ROOT")
 local python = os.getenv("PLANMODE_NVIM_PYTHON")
 local handoff = os.getenv("PLANMODE_NVIM_HANDOFF")
 local out = os.getenv("PLANMODE_NVIM_OUT")
+local opened = os.getenv("PLANMODE_NVIM_OPENED")
+local expect = os.getenv("PLANMODE_NVIM_EXPECT")
 
 local function finish(result)
   vim.fn.writefile({ vim.fn.json_encode(result) }, out)
@@ -58,6 +62,22 @@ for _, lens in ipairs(lenses) do
   table.insert(titles, lens.command.title)
 end
 
+-- The agent revises its plan while it is open here: Neovim reloads nothing, and the user
+-- runs no :e. The revision must reach the buffer as the server's edit.
+vim.fn.writefile({ "opened" }, opened)
+local function buffer_text()
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+  if vim.bo[bufnr].eol then
+    text = text .. "\n"
+  end
+  return text
+end
+if not vim.wait(20000, function() return buffer_text():find(expect, 1, true) ~= nil end, 50) then
+  return fail("the revision never reached the buffer: " .. buffer_text())
+end
+local revised_text = buffer_text()
+local revised_modified = vim.bo[bufnr].modified
+
 -- Neovim 0.7 encodes an empty Lua table as [] (by-position params): it means no params.
 local state = client.request_sync("planMode/getState", {}, 10000, bufnr)
 if not state or state.err then
@@ -72,7 +92,7 @@ vim.ui.select = function(items, opts, on_choice)
   for index, item in ipairs(items) do
     local title = opts.format_item(item)
     table.insert(action_titles, title)
-    if title == "Approve plan" and not chosen then
+    if title:sub(1, #"Approve plan") == "Approve plan" and not chosen then
       chosen = true
       on_choice(item, index)
     end
@@ -86,18 +106,85 @@ vim.lsp.buf.code_action()
 if not vim.wait(20000, function() return chosen end, 50) then
   return fail("no Approve plan code action: " .. table.concat(action_titles, " | "))
 end
--- The approval reaches the agent (the test) through the server; wait for the lenses to go.
+-- The approval reaches the agent (the test) through the server; wait for the decisions'
+-- lenses to go (the approved plan's progress lens comes instead).
+local after_titles = {}
 local decided = vim.wait(20000, function()
   local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
   local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/codeLens", params, 5000) or {}
+  after_titles = {}
   for _, answer in pairs(answers) do
-    if #(answer.result or {}) > 0 then
-      return false
+    for _, lens in ipairs(answer.result or {}) do
+      table.insert(after_titles, lens.command.title)
+      if lens.command.title:find("Approve", 1, true) then
+        return false
+      end
     end
   end
-  return true
+  return #after_titles > 0
 end, 200)
 if not decided then
   return fail("the plan was not decided by the code action")
 end
-finish({ ok = true, titles = titles, action_titles = action_titles, mode = state.result.mode })
+
+-- After approval: Neovim 0.7 has no inlay hints, so each step's mark is a Hint diagnostic on
+-- its line; the user marks the first step done with a code action on its line.
+local function marks()
+  local found = {}
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
+    if diagnostic.severity == vim.diagnostic.severity.HINT then
+      table.insert(found, diagnostic.lnum .. " " .. diagnostic.message)
+    end
+  end
+  table.sort(found)
+  return found
+end
+if not vim.wait(20000, function() return #marks() == 2 end, 50) then
+  return fail("no progress marks on the plan: " .. vim.inspect(marks()))
+end
+local marks_before = marks()
+local step_titles = {}
+local marked = false
+vim.ui.select = function(items, opts, on_choice)
+  for index, item in ipairs(items) do
+    local title = opts.format_item(item)
+    table.insert(step_titles, title)
+    if title == "Mark step done" and not marked then
+      marked = true
+      on_choice(item, index)
+    end
+  end
+  if not marked then
+    on_choice(nil, nil)
+  end
+end
+vim.api.nvim_win_set_cursor(0, { 3, 0 })
+vim.lsp.buf.code_action()
+if not vim.wait(20000, function() return marked end, 50) then
+  return fail("no Mark step done code action: " .. table.concat(step_titles, " | "))
+end
+local done = function()
+  for _, mark in ipairs(marks()) do
+    if mark:find("step 1: done", 1, true) then
+      return true
+    end
+  end
+  return false
+end
+if not vim.wait(20000, done, 50) then
+  return fail("the step was not marked: " .. vim.inspect(marks()))
+end
+local progress = client.request_sync("planMode/getProgress", { sessionId = "agent" }, 10000, bufnr)
+finish({
+  ok = true,
+  titles = titles,
+  action_titles = action_titles,
+  mode = state.result.mode,
+  revised_text = revised_text,
+  revised_modified = revised_modified,
+  after_titles = after_titles,
+  marks_before = marks_before,
+  step_titles = step_titles,
+  marks_after = marks(),
+  progress_done = progress and progress.result and progress.result.done,
+})

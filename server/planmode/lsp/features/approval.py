@@ -414,6 +414,17 @@ def tell_unsaved(server: PlanModeServer, path: Path) -> None:
     document = documents.document(path)
     if document is None or documents.saved_texts.get(path) == document.source:
         return  # not open, or unmodified: the editor's reload brings the file along
+    if documents.edited.get(path) == document.source == buffers.disk_text(path):
+        # Only the server's edits (a revision, an Undo) modified the buffer, and it holds the
+        # file: nothing of the user's is lost by reverting.
+        server.show_message(
+            f"Plan approved: {shown_path(server, path)} holds the approved plan, and so does "
+            "its buffer, which your editor still marks modified: the server's edits of it "
+            "cannot be saved by a language server. Revert the buffer to the file to leave it "
+            "clean (Emacs: M-x revert-buffer; Vim: :e!).",
+            types.MessageType.Info,
+        )
+        return
     server.show_message(
         f"Plan approved: {shown_path(server, path)} holds the approved plan. Its buffer still "
         "has unsaved changes, which a language server cannot save or discard: revert the "

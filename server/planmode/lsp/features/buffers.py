@@ -2,23 +2,27 @@
 
 The server changes a plan's text itself when the agent submits a revision with ExitPlanMode
 and when the user undoes a hunk. An edit computed against text the editor no longer holds
-corrupts the buffer (the same section twice), and a file written under an unmodified buffer
-makes the editor reload it. So (docs/protocol.md §5.1):
+corrupts the buffer (the same section twice), and most editors never reload a file under an
+open buffer (eglot without ``auto-revert``, Neovim and Helix until ``:e``). So
+(docs/protocol.md §5.1):
 
 * Not open: the file is written.
-* Open and unmodified (the buffer holds what the file holds): the file is written and the
-  editor's own reload brings the buffer along, which leaves it unmodified (VS Code, Emacs with
-  ``auto-revert``, ``:e`` in Vim and Helix). No edit is sent: a reload racing it would get it
-  applied to the new text.
-* Open with unsaved changes (which no editor reloads under the user): the change goes to the
-  editor as an edit first, and the file follows once the editor applied it.
+* Open in an editor that reloads an unmodified buffer itself when its file changes (VS Code
+  and its builds, told by the ``clientInfo`` name they send) and unmodified there: the file is
+  written and the editor's reload brings the buffer along, unmodified. No edit: the buffer
+  would get the change twice, and VS Code would keep it modified over a file it calls newer.
+* Open anywhere else, modified or not: the change goes to the editor as an edit first, and the
+  file follows once the editor applied it, so the buffer holds the file's bytes without a
+  reload. A buffer with unsaved changes gets the agent's text on top (its own undo brings the
+  user's text back).
 
 The edit is ``documentChanges`` with the version of the buffer the server last saw and ranges
 computed against the text the server knows the buffer holds; an editor whose buffer moved on
-refuses it (eglot, VS Code and lsp-mode check the version). Until the buffer holds the new
-text — not reloaded yet, or the edit refused — the buffer is *out of date*: until it equals
-the file again (or the user saves it), the plan is read from the file, so an old text left in
-the buffer is never approved as the user's edit.
+refuses it (eglot, VS Code and lsp-mode check the version), and the edit is tried again
+against the buffer's new text. Until the buffer holds the new text — not reloaded yet, or the
+edit refused — the buffer is *out of date*: until it equals the file again (or the user saves
+it), the plan is read from the file, so an old text left in the buffer is never approved as
+the user's edit.
 
 What the buffers hold is :class:`Buffers`, the feature's object: which are out of date, and
 what each held when it was last opened, saved or reloaded. Through it the service reads a
@@ -44,6 +48,20 @@ log = logging.getLogger(__name__)
 
 # How long an unmodified buffer is given to reload a file the server wrote, in seconds.
 RELOAD_WAIT = 1.0
+# How often an edit refused because the buffer moved on is tried again against its new text.
+EDIT_ATTEMPTS = 3
+
+# The ``clientInfo.name`` of editors that reload an unmodified buffer when its file changes:
+# VS Code's builds (vscode-languageclient sends ``vscode.env.appName``).
+RELOADING_EDITORS = frozenset(
+    {
+        "Visual Studio Code",
+        "Visual Studio Code - Insiders",
+        "code-server",
+        "Code - OSS",
+        "VSCodium",
+    }
+)
 
 
 class Buffers(Feature):
@@ -57,6 +75,18 @@ class Buffers(Feature):
         # buffer holding that text is unmodified in the editor.
         self.saved_texts: dict[Path, str] = {}
         self._uri_paths: dict[str, Path | None] = {}
+        # The text the server's last edit left in each buffer (lsp/features/approval.py tells
+        # a buffer only the server modified from one the user typed in).
+        self.edited: dict[Path, str] = {}
+        # Plans an edit of the server's is on its way to: a buffer coming to equal the file
+        # meanwhile is that edit (the editor marks it modified), not a reload.
+        self.editing: set[Path] = set()
+        # Whether the editor reloads an unmodified buffer itself (set at initialize).
+        self.editor_reloads = False
+
+    def client_named(self, name: str | None) -> None:
+        """The editor named itself ``name`` at initialize (its ``clientInfo``)."""
+        self.editor_reloads = name in RELOADING_EDITORS
 
     def service_started(self, service: PlanModeService) -> None:
         # An open plan is read as the editor holds it (core/registry.py).
@@ -88,8 +118,9 @@ class Buffers(Feature):
         if path in self.out_of_date:
             if document.source != disk_text(path):
                 return None
-            self.out_of_date.discard(path)  # reloaded: unmodified, holding the file
-            self.saved_texts[path] = document.source
+            self.out_of_date.discard(path)
+            if path not in self.editing:  # reloaded: unmodified, holding the file
+                self.saved_texts[path] = document.source
         return document.source
 
 
@@ -173,19 +204,22 @@ async def send_edit(
     """Ask the editor to turn its buffer (``old`` at ``version``) into ``new``."""
     if not server.client_supports("workspace", "apply_edit"):
         return False
-    if not server.client_supports("workspace", "workspace_edit", "document_changes"):
-        # Unversioned `changes` cannot be refused by a buffer that moved on: not sent.
-        return False
-    edit = types.WorkspaceEdit(
-        document_changes=[
-            types.TextDocumentEdit(
-                text_document=types.OptionalVersionedTextDocumentIdentifier(
-                    uri=path.as_uri(), version=version
-                ),
-                edits=list(line_edits(old, new)),
-            )
-        ]
-    )
+    text_edits = line_edits(old, new)
+    if server.client_supports("workspace", "workspace_edit", "document_changes"):
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=path.as_uri(), version=version
+                    ),
+                    edits=list(text_edits),
+                )
+            ]
+        )
+    else:
+        # Neovim 0.7 applies edits but does not claim documentChanges: unversioned, computed
+        # against the text it held a moment ago (edit_buffer checks what it holds after).
+        edit = types.WorkspaceEdit(changes={path.as_uri(): list(text_edits)})
     try:
         answer = await server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=edit, label=label)
@@ -198,21 +232,46 @@ async def send_edit(
     return bool(answer.applied)
 
 
+async def edit_buffer(server: PlanModeServer, path: Path, new: str, label: str) -> bool:
+    """Bring the open buffer of ``path`` to ``new`` with an edit against what it holds; an
+    edit refused because the buffer moved on meanwhile (the user typing) is computed again
+    against its new text, up to :data:`EDIT_ATTEMPTS` times."""
+    buffers = server.get_feature(Buffers)
+    for _attempt in range(EDIT_ATTEMPTS):
+        document = buffers.document(path)
+        if document is None or document.source == new:
+            return True  # closed (the file is all there is) or already there
+        version = document.version
+        if await send_edit(server, path, document.source, version, new, label):
+            return True
+        moved = buffers.document(path)
+        if moved is None or moved.source == new:
+            return True
+        if moved.version == version:
+            return False  # refused for another reason: the user said no, or cannot apply it
+        log.info(
+            "the buffer of %s moved on (version %s, now %s): again", path, version, moved.version
+        )
+    log.warning("the buffer of %s kept moving: it is left out of date", path)
+    return False
+
+
 async def change_plan(
     server: PlanModeServer, path: Path, new: str, label: str, *, required: bool = True
 ) -> bool:
-    """Make the plan ``path`` hold ``new``, in the file and in an open buffer.
+    """Make the plan ``path`` hold ``new``, in the file and in an open buffer (the module
+    says how).
 
-    ``required``: the file gets ``new`` even when an open buffer with unsaved changes refuses
-    it (the agent's submitted plan); otherwise such a refusal changes nothing and returns
-    False (the user's Undo).
+    ``required``: the file gets ``new`` even when the buffer refuses it (the agent's submitted
+    plan: the buffer is then out of date); otherwise such a refusal changes nothing and
+    returns False (the user's Undo).
     """
     buffers = server.get_feature(Buffers)
     document = buffers.document(path)
     if document is None:
         write_plan(path, new)
         return True
-    held, version = document.source, document.version
+    held = document.source
     disk = disk_text(path)
     if held == new:
         if disk != new:
@@ -220,25 +279,45 @@ async def change_plan(
         buffers.out_of_date.discard(path)
         return True
     if (held == disk and buffers.saved_texts.get(path) == held) or path in buffers.out_of_date:
-        # Unmodified: the file only, and the editor's own reload keeps the buffer clean. Never
-        # an edit: a reload racing it restarts eglot's versions at 0 (didClose + didOpen), so
-        # the version could not tell the reloaded text from the old one.
+        # Unmodified: the file first, and an editor that reloads it (VS Code, Emacs with
+        # auto-revert) keeps the buffer clean. No edit while it may reload: a reload racing
+        # the edit could take it for the new text (eglot restarts its versions at 0).
         write_plan(path, new)
-        buffers.out_of_date.add(path)  # until the reload arrives (Buffers.text)
-        await reaches(server, path, new, RELOAD_WAIT)
+        buffers.out_of_date.add(path)  # until the buffer holds it (Buffers.text)
+        if await reaches(server, path, new, RELOAD_WAIT) or buffers.editor_reloads:
+            return True
+        # Not reloaded (eglot without auto-revert, Neovim, Helix): the edit brings it.
+        await bring(server, path, new, label)
         return True
-    # Unsaved changes (never reloaded under the user): the edit first, then the file.
-    if await send_edit(server, path, held, version, new, label):
-        write_plan(path, new)
-        await reaches(server, path, new, RELOAD_WAIT)
-        return True
-    if await reaches(server, path, new, 0):  # the buffer got there on its own
-        write_plan(path, new)
+    # Unsaved changes (which no editor reloads): the edit first, then the file.
+    if await bring(server, path, new, label):
+        if disk != new:
+            write_plan(path, new)
         return True
     if not required:
         return False
     write_plan(path, new)
     buffers.out_of_date.add(path)
+    return True
+
+
+async def bring(server: PlanModeServer, path: Path, new: str, label: str) -> bool:
+    """Bring the open buffer of ``path`` to ``new`` with an edit: whether it holds it now."""
+    buffers = server.get_feature(Buffers)
+    buffers.editing.add(path)
+    try:
+        # eglot tells of the change it applied a moment after its answer (didChange); Neovim
+        # answers "applied" to an edit it dropped as older than its buffer.
+        held = await edit_buffer(server, path, new, label) and await reaches(
+            server, path, new, RELOAD_WAIT
+        )
+    finally:
+        buffers.editing.discard(path)
+    if not held:
+        log.info("the buffer of %s did not take the change", path)
+        return False
+    buffers.edited[path] = new
+    buffers.out_of_date.discard(path)
     return True
 
 
