@@ -414,7 +414,7 @@ async def test_cancelling_a_pending_exit_keeps_plan_mode(editor: Editor, root: P
         protocol.send_request_async(EXIT, {"plan": PLAN}, msg_id="exit-to-cancel")
     )
     approval = await editor.wait_for(REQUESTED, seen + 1)
-    assert len(await editor.lenses(plan_path)) == 3
+    assert len(await editor.lenses(plan_path)) == 4
     refreshes = editor.lens_refreshes
     protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="exit-to-cancel"))
     with pytest.raises(JsonRpcException):
@@ -515,7 +515,9 @@ async def test_allowed_prompts_are_shown_with_their_rules_before_they_are_grante
     assert rules[2].startswith("Bash “deploy; rm -rf /”: allows nothing")
     assert (await editor.state())["pendingApproval"]["grants"] == approval["grants"]
     editor.open(plan_path)
-    approve, accept_edits, reject = await editor.lenses(plan_path)
+    approve, accept_edits, reject, save = await editor.lenses(plan_path)
+    # Saving grants nothing: its title says nothing of the commands.
+    assert save.command and save.command.title == "Save for later"
     shown = " and allow “run tests” (test commands); `npm run dev`; “deploy; rm -rf /” (nothing)"
     assert approve.command and approve.command.title == "Approve plan" + shown
     assert accept_edits.command
@@ -605,7 +607,7 @@ async def test_leaving_plan_mode_by_hand_answers_the_waiting_exit(
 ) -> None:
     plan_path = await enter(editor)
     task, approval = await begin_exit(editor, plan=PLAN)
-    assert len(await editor.lenses(plan_path)) == 3
+    assert len(await editor.lenses(plan_path)) == 4
     refreshes = editor.lens_refreshes
     state = await editor.request("planMode/setMode", {"mode": "default"})
     assert state["mode"] == "default"
