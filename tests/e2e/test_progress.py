@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.e2e.harness import Editor, capabilities, running_editor
+from tests.e2e.planmode_cli import in_thread, run
 
 PROGRESS = "planMode/didChangeProgress"
 PLAN = """# Plan: a friendlier greeting
@@ -431,3 +433,29 @@ async def test_progress_survives_a_restart(root: Path, home: Path) -> None:
         # And it goes on from there.
         await check(ed, "TodoWrite", {"todos": [{"content": "1.", "status": "completed"}]})
         assert (await ed.request("planMode/getProgress", {}))["done"] == 2
+
+
+async def test_planmode_progress_in_a_terminal(editor: Editor, root: Path) -> None:
+    await editor.endpoint()
+    none = await in_thread(run, ["progress"], "", root)
+    assert none.returncode == 1 and none.stdout == ""
+    assert "No approved plan" in none.stderr
+    missing = await in_thread(run, ["progress", "--session", "main"], "", root)
+    assert missing.returncode == 1 and "No approved plan" in missing.stderr
+
+    path = await approve_plan(editor)
+    await check(editor, "TodoWrite", {"todos": [{"content": "1.", "status": "completed"}]})
+    await check(editor, "Write", {"file_path": "notes.txt", "content": "x"})
+    shown = await in_thread(run, ["progress"], "", root)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[:4] == [
+        f"Plan 1/3  {path}",
+        "  ✓ 1. Change the greeting in `src/app.py`  (todo)",
+        "  ○ 2. Add a test in `tests/test_app.py`",
+        "  ○ 3. Update the README",
+    ]
+    assert lines[4] == "Written outside the plan:"
+    assert lines[5].startswith("  ! notes.txt (Write, ")
+    as_json = await in_thread(run, ["progress", "--session", "main", "--json"], "", root)
+    assert json.loads(as_json.stdout) == await editor.request("planMode/getProgress", {})
