@@ -264,17 +264,7 @@ class ReviewState:
         (the ones the approver was shown) are granted."""
         if mode == "plan":
             raise InvalidParams("mode must be a mode to return to, not 'plan'")
-        session = self.find_pending(approval_id, session_id)
-        assert session.pending is not None
-        path = session.pending.plan_file_path
-        # Approve exactly what was shown: the digest the approver names, else the text the
-        # lenses, the question or the user's own typing last showed them.
-        shown = plan_sha256.lower() if plan_sha256 is not None else None
-        if (shown or self.provenance.shown(approval_id)) != plan_digest(self._read(path)):
-            raise PlanChanged()
-        reviewed = self.observe(path)
-        approval = session.pending  # a change the agent made since is in it now
-        assert approval is not None
+        session, approval, reviewed = self._as_shown(approval_id, session_id, plan_sha256)
         notes = self._comments_to_deliver(approval, reviewed, include_comments, "approved")
         current = comments.strip_comments(reviewed)
         written = None
@@ -347,15 +337,8 @@ class ReviewState:
         """Save the pending plan for later (docs/protocol.md §12.3): the guards of
         :meth:`approve` (decide only what was shown), the plan kept as it is with its history,
         the agent told not to implement it; plan mode stays."""
-        session = self.find_pending(approval_id, session_id)
-        assert session.pending is not None
-        path = session.pending.plan_file_path
-        shown = plan_sha256.lower() if plan_sha256 is not None else None
-        if (shown or self.provenance.shown(approval_id)) != plan_digest(self._read(path)):
-            raise PlanChanged()
-        reviewed = self.observe(path)
-        approval = session.pending
-        assert approval is not None
+        session, approval, reviewed = self._as_shown(approval_id, session_id, plan_sha256)
+        path = approval.plan_file_path
         session.pending = None
         self.provenance.decided(approval.approval_id)
         author: history.Author = "user" if self.provenance.is_users(path, reviewed) else "agent"
@@ -367,6 +350,24 @@ class ReviewState:
         self.registry.snapshot(session, path, reviewed)
         self._decided(approval, "saved")
         return Decision(approval, saved_exit(approval, reviewed))
+
+    def _as_shown(
+        self, approval_id: str, session_id: str | None, plan_sha256: str | None
+    ) -> tuple[Session, Approval, str]:
+        """The pending approval and the plan as the user reviewed it, for a decision that
+        takes the plan (approve, save for later): only exactly what was shown is decided — the
+        digest the user names, else the text the lenses, the question or the user's own typing
+        last showed them (PlanChanged otherwise)."""
+        session = self.find_pending(approval_id, session_id)
+        assert session.pending is not None
+        path = session.pending.plan_file_path
+        shown = plan_sha256.lower() if plan_sha256 is not None else None
+        if (shown or self.provenance.shown(approval_id)) != plan_digest(self._read(path)):
+            raise PlanChanged()
+        reviewed = self.observe(path)
+        approval = session.pending  # a change the agent made since is in it now
+        assert approval is not None
+        return session, approval, reviewed
 
     def _decided(
         self,
