@@ -38,6 +38,7 @@ async def test_comments_written_in_the_buffer_reach_the_agent_on_reject(
         "Approve plan",
         "Approve & auto-accept edits",
         "Reject…",
+        "Save for later",
     ]
 
     # The user writes two comments in the buffer, unsaved.
@@ -57,6 +58,7 @@ async def test_comments_written_in_the_buffer_reach_the_agent_on_reject(
         "Approve plan",
         "Approve & auto-accept edits",
         "Reject… (2 comments)",
+        "Save for later",
     ]
 
     reject = lens_titled(lenses, "Reject…")

@@ -118,7 +118,12 @@ async def test_a_comment_the_agent_writes_in_its_plan_is_not_the_users(
     assert warning.range.start.line == 4
     assert by_code(found, "review-comment") == []
     lenses = await editor.lenses(path)
-    assert titles(lenses) == ["Approve plan", "Approve & auto-accept edits", "Reject…"]
+    assert titles(lenses) == [
+        "Approve plan",
+        "Approve & auto-accept edits",
+        "Reject…",
+        "Save for later",
+    ]
     # Neither the CLI's --comments nor the lens delivers it as the user's.
     rejected = await in_thread(run, ["reject", "--comments", "--feedback", "Shorter."], "", root)
     assert rejected.returncode == 0, rejected.stderr
