@@ -264,6 +264,9 @@ async def test_workspace_symbols_list_the_plans(editor: Editor, root: Path) -> N
     assert [s.name for s in await symbols("PARSER")] == ["Cache the parser"]
     assert [s.name for s in await symbols(other.stem[:5])] == [other.stem]
     assert await symbols("no such plan") == []
+    # A plan given a title is listed by it from then on.
+    other.write_text("# Farewell\n\n1. One\n")
+    assert [s.name for s in await symbols("farewell")] == ["Farewell"]
 
 
 async def test_revision_text_opens_any_version(editor: Editor, root: Path) -> None:

@@ -17,7 +17,7 @@ from planmode.lsp.features.revisions import plan_file
 from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ListPlansParams, SaveForLaterParams, TakeUpPlanParams
 from planmode.lsp.results import LibraryPlan, ListPlansResult, OkResult, TakeUpPlanResult
-from planmode.lsp.server import PlanModeServer
+from planmode.lsp.server import Feature, PlanModeServer
 
 # The first heading of a plan is its title; a plan longer than this is read no further for it.
 TITLE_BYTES = 4_096
@@ -51,6 +51,22 @@ def list_plans(server: PlanModeServer, params: ListPlansParams) -> ListPlansResu
     )
 
 
+class Titles(Feature):
+    """Each plan's title, read again only when its file changed (a symbol search lists every
+    plan of the workspace, each time the user types)."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, tuple[float, int, str]] = {}
+
+    def title(self, entry: LibraryEntry) -> str:
+        known = self.known.get(entry.path)
+        if known is not None and known[:2] == (entry.modified, entry.size_bytes):
+            return known[2]
+        title = plan_title(Path(entry.path), entry.slug)
+        self.known[entry.path] = (entry.modified, entry.size_bytes, title)
+        return title
+
+
 def plan_title(path: Path, slug: str) -> str:
     """The plan's first heading, else its slug."""
     try:
@@ -74,11 +90,12 @@ def workspace_symbols(
     """The plans whose title or slug holds the query: an editor's own symbol search finds
     them (docs/protocol.md §12.3, "Workspace symbols")."""
     query = params.query.strip().casefold()
+    titles = server.get_feature(Titles)
     found = []
     at = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
     for entry in server.service.library.entries():
         path = Path(entry.path)
-        title = plan_title(path, entry.slug)
+        title = titles.title(entry)
         if query and query not in title.casefold() and query not in entry.slug.casefold():
             continue
         found.append(
@@ -93,6 +110,7 @@ def workspace_symbols(
 
 
 def register(server: PlanModeServer) -> None:
+    server.add_feature(Titles())
     server.request(protocol.SAVE_FOR_LATER, SaveForLaterParams)(save_for_later)
     server.command_request(protocol.COMMAND_SAVE_FOR_LATER, SaveForLaterParams, save_for_later)
     server.request(protocol.TAKE_UP_PLAN, TakeUpPlanParams)(take_up_plan)
