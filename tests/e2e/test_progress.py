@@ -459,3 +459,34 @@ async def test_planmode_progress_in_a_terminal(editor: Editor, root: Path) -> No
     assert lines[5].startswith("  ! notes.txt (Write, ")
     as_json = await in_thread(run, ["progress", "--session", "main", "--json"], "", root)
     assert json.loads(as_json.stdout) == await editor.request("planMode/getProgress", {})
+
+
+async def test_apply_edit_under_ask_asks_the_user_in_the_editor(root: Path, home: Path) -> None:
+    async with running_editor(
+        root, home, init_options={"sessionId": "main", "drift": "ask"}, caps=caps()
+    ) as editor:
+        await approve_plan(editor)
+
+        def create(name: str) -> dict[str, Any]:
+            target = (root / name).as_uri()
+            return {"edit": {"documentChanges": [{"kind": "create", "uri": target}]}}
+
+        refused = await editor.request("planMode/applyEdit", create("no.txt"))
+        assert refused["applied"] is False
+        assert refused["failureReason"].startswith("Not in the approved plan: no.txt.")
+        assert not (root / "no.txt").exists()
+        editor.message_answer = "Apply anyway"
+        applied = await editor.request("planMode/applyEdit", create("yes.txt"))
+        assert applied["applied"] is True
+        assert (root / "yes.txt").exists()
+        asked = [
+            m.message
+            for m in editor.client.messages
+            if isinstance(m, types.ShowMessageRequestParams)
+            and m.actions
+            and m.actions[0].title == "Apply anyway"
+        ]
+        assert [m.split(".")[0] for m in asked] == [
+            "Not in the approved plan: no",
+            "Not in the approved plan: yes",
+        ]
