@@ -74,6 +74,11 @@ export const LENS_SAVE_FOR_LATER = "Save for later";
 // Appended to the Approve lens while the open buffer did not take the server's last change.
 export const LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)";
 
+// Diagnostic codes of the revision marks (docs/protocol.md §12.4; the VS Code client draws its
+// own and drops these)
+export const DIAGNOSTIC_REVISION_ADDED = "revision-added";
+export const DIAGNOSTIC_REVISION_REMOVED = "revision-removed";
+
 // Error codes
 export const INVALID_PARAMS = -32602;
 export const NOT_IN_PLAN_MODE = -32001;

@@ -469,11 +469,16 @@ class ReviewState:
 
     def hunks(self, path: Path) -> list[revisions.Hunk]:
         """Unreviewed changes of a plan the user has seen (none when there is no review)."""
-        current = self.observe(path)
+        return self.unreviewed(path, self.observe(path))
+
+    def unreviewed(self, path: Path, text: str) -> list[revisions.Hunk]:
+        """The unreviewed changes of ``text``, the plan as it is, to what the user saw of it,
+        without reading the plan (:meth:`observe` may record a revision; what only shows the
+        hunks must not, or a change would be recorded before its author is known)."""
         seen = self.seen.get(path)
         if seen is None or path not in self.revised:
             return []
-        found = revisions.hunks(seen, current)
+        found = revisions.hunks(seen, text)
         # A review comment the user writes is not a change of the agent's to review.
         return [h for h in found if h.old_lines or not comments.is_only_comments(h.new_lines)]
 

@@ -48,6 +48,7 @@ FEATURE_MODULES = (
     "features.revisions",
     "features.inlayhints",
     "features.progress",
+    "features.revisionmarks",
     "features.library",
 )
 

@@ -23,6 +23,8 @@ import {
 import {
   APPROVAL_REQUESTED,
   APPROVAL_RESOLVED,
+  DIAGNOSTIC_REVISION_ADDED,
+  DIAGNOSTIC_REVISION_REMOVED,
   DID_CHANGE_PROGRESS,
   DID_CHANGE_STATE,
   SETTINGS_SECTION,
@@ -366,6 +368,14 @@ export class ServerController implements vscode.Disposable {
       // The server's inlay hints draw step marks and removed text for editors without this
       // client (docs/protocol.md §12.4); here progress.ts and revisionHighlights.ts draw them.
       provideInlayHints: () => [],
+      // Likewise the revision marks' Hint diagnostics: revisionHighlights.ts draws the hunks.
+      handleDiagnostics: (uri, diagnostics, next) =>
+        next(
+          uri,
+          diagnostics.filter(
+            (d) => d.code !== DIAGNOSTIC_REVISION_ADDED && d.code !== DIAGNOSTIC_REVISION_REMOVED,
+          ),
+        ),
       workspace: {
         // Answer with what the user set, like initializationOptions (see settings.ts).
         configuration: async (params, token, next) => {

@@ -23,7 +23,7 @@ from planmode.core.review import Decision
 from planmode.core.session import Session
 from planmode.core.teammates import TeammateAnswer
 from planmode.lsp import protocol
-from planmode.lsp.features import buffers, diagnostics
+from planmode.lsp.features import buffers, revisionmarks
 from planmode.lsp.features.agents import (
     AgentCall,
     agent_call,
@@ -129,7 +129,7 @@ async def exit_plan_mode(server: PlanModeServer, params: ExitParams) -> ExitResu
         )
         if waiter.done():  # answered (resolve_waiter already dropped it)
             return waiter.result()
-    diagnostics.publish(server, approval.plan_file_path)
+    revisionmarks.refresh(server, approval.plan_file_path)  # its diagnostics too
     server.notify(protocol.APPROVAL_REQUESTED, Approval.model_validate(approval))
     publish_state(server, session)
     server.refresh_code_lenses()
@@ -357,6 +357,7 @@ def finish(server: PlanModeServer, decision: Decision | TeammateAnswer) -> None:
     if session is not None:
         publish_state(server, session)
     server.refresh_code_lenses()
+    revisionmarks.refresh(server, approval.plan_file_path)
 
 
 def notify_resolved(

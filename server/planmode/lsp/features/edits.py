@@ -18,7 +18,7 @@ from lsprotocol.converters import get_converter
 from planmode.core import edits
 from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
-from planmode.lsp.features import diagnostics, progress
+from planmode.lsp.features import progress, revisionmarks
 from planmode.lsp.features.buffers import Buffers, line_edits
 from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ApplyEditParams
@@ -207,7 +207,7 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
     if result.applied:
         for path, text in plan_texts.items():
             service.agent_edited(path, text, params.label or "agent edit")
-            diagnostics.publish(server, path)
+            revisionmarks.refresh(server, path)  # its diagnostics too
         publish_state(server, session)
         server.refresh_code_lenses()
     return result

@@ -5,7 +5,9 @@ they add themselves to :class:`InlayHints` in their ``register()`` and are asked
 they were added, for the hints of the requested range. The provider reads the document once, as
 the editor holds it (an open buffer wins over the file: core/registry.py), and hands each
 source its path, text and the requested range. Today's sources: the approved plan's progress
-(lsp/features/progress.py: each step's mark and the drift count, docs/protocol.md §12.1).
+(lsp/features/progress.py: each step's mark and the drift count, docs/protocol.md §12.1) and
+the revision marks of a plan under review (lsp/features/revisionmarks.py: the text an agent's
+revision removed, §12.4).
 
 An editor that asked for hints once is asked to again (``workspace/inlayHint/refresh``, when
 it supports it) whenever a source's hints change: :func:`refresh`.

@@ -9,7 +9,7 @@ from pygls.uris import to_fs_path
 
 from planmode.core.errors import InvalidParams
 from planmode.lsp import protocol
-from planmode.lsp.features import buffers, codelens
+from planmode.lsp.features import buffers, codelens, revisionmarks
 from planmode.lsp.features.state import session_for
 from planmode.lsp.params import (
     HunkParams,
@@ -81,6 +81,7 @@ def keep_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
     path = plan_file(server, params, params.path)
     server.service.keep_hunk(path, params.hunk_id)
     server.refresh_code_lenses()
+    revisionmarks.refresh(server, path)
     return OkResult()
 
 
@@ -95,6 +96,7 @@ async def undo_hunk(server: PlanModeServer, params: HunkParams) -> OkResult:
         return OkResult(ok=False, failure_reason="the editor did not apply the undo")
     server.service.history.record(path, reverted, "user", "undo of an agent change")
     server.refresh_code_lenses()
+    revisionmarks.refresh(server, path)
     return OkResult()
 
 
