@@ -93,6 +93,10 @@ class ProgressFeature(Feature):
         request), each drifting file and each completion; the rest a moment later."""
         server = self.server
         events, self.untold = self.untold, []
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # a handler called directly: changed() settles at once
+            loop = None
         latest = {event.session_id: event for event in events}
         for event in latest.values():
             if event.progress is not None:
@@ -102,11 +106,15 @@ class ProgressFeature(Feature):
             if event.progress is None:
                 continue
             for entry in event.drift:
-                server.run_task(tell_drift(server, event.progress, entry))
+                if loop is None:
+                    text = drift.warning_message(entry.path, entry.tool, event.progress.plan_file)
+                    server.show_message(text)
+                else:
+                    server.run_task(tell_drift(server, event.progress, entry))
             if event.completed:
                 server.show_message(event.progress.completion_message(), types.MessageType.Info)
-        if self.settling is None:
-            self.settling = asyncio.get_running_loop().call_later(SETTLE, self.settle)
+        if loop is not None and self.settling is None:
+            self.settling = loop.call_later(SETTLE, self.settle)
 
     def settle(self) -> None:
         """Save what changed, and refresh the plans' diagnostics, lenses and inlay hints."""
