@@ -173,18 +173,23 @@ def plans(conn: Connection, args: argparse.Namespace) -> int:
 
 
 def take_up(conn: Connection, args: argparse.Namespace) -> int:
+    """A saved plan, named by its slug or path, taken up by ``--session``; without it, by the
+    session that saved it (the plan's own), else the editor's default session."""
     if not args.plan:
         raise ValueError("planmode plans take-up needs the plan: its slug or its path")
-    path = args.plan
-    if "/" not in path and not path.endswith(".md"):
-        listed = conn.request(protocol.LIST_PLANS, _params(args))["plans"]
-        named = [p for p in listed if p["slug"] == path]
+    listed = conn.request(protocol.LIST_PLANS, {})["plans"]
+    if "/" not in args.plan and not args.plan.endswith(".md"):
+        named = [p for p in listed if p["slug"] == args.plan and not p.get("agentId")]
         if not named:
-            raise ValueError(f"no plan {path!r} in the workspace (planmode plans lists them)")
+            raise ValueError(f"no plan {args.plan!r} in the workspace (planmode plans lists them)")
         path = named[0]["path"]
     else:
-        path = str(Path(path).resolve())
-    result = conn.request(protocol.TAKE_UP_PLAN, _params(args, path=path))
+        path = str(Path(args.plan).resolve())
+    params = _params(args, path=path)
+    own = next((p.get("sessionId") for p in listed if p["path"] == path), None)
+    if "sessionId" not in params and own:
+        params["sessionId"] = own
+    result = conn.request(protocol.TAKE_UP_PLAN, params)
     _show(
         args,
         result,

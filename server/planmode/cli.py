@@ -244,8 +244,9 @@ def verbs() -> dict[str, Verb]:
             Arg("plan", nargs="?", metavar="SLUG|PATH", help="the plan to take up"),
             epilog="Without an action: one line a plan, newest first — its status (drafting, "
             "underReview, executing 3/7, done, rejected, saved), agent, session, last change "
-            "and path. take-up SLUG|PATH: the session (--session, else the editor's) takes the "
-            "saved plan up in plan mode; its next exit puts it under review again.",
+            "and path. take-up SLUG|PATH: the session (--session, else the one that saved it, else "
+            "the editor's) takes the saved plan up in plan mode; its next exit puts it under "
+            "review again.",
         ),
         "progress": served(
             server.progress,

@@ -325,6 +325,14 @@ async def test_the_cli_saves_lists_and_takes_up(editor: Editor, root: Path) -> N
 
     missing = await in_thread(run, ["plans", "take-up", "no-such-plan"], "", root)
     assert missing.returncode == 1 and "no plan 'no-such-plan'" in missing.stderr
+    # Without --session: the session that saved it takes it up.
+    own = await in_thread(run, ["plans", "take-up", path.stem], "", root)
+    assert own.returncode == 0, own.stderr
+    assert f"{path} is the plan of session main again" in own.stdout
+    task, approval = await submit(editor)
+    assert (await in_thread(run, ["save"], "", root)).returncode == 0
+    assert (await asyncio.wait_for(task, 10))["outcome"] == "saved"
+    # With --session: another.
     taken = await in_thread(
         run, ["plans", "take-up", path.stem, "--session", "cli-later"], "", root
     )
