@@ -142,3 +142,30 @@ def test_the_steps_lines_follow_an_edit_of_the_plan_file() -> None:
     assert current_lines(PLAN, "Intro.\n\n" + PLAN, lines) == {3: 5, 4: 6}
     edited = PLAN.replace("2. Add a test", "2. Add two tests")
     assert current_lines(PLAN, edited, lines) == {3: 3}
+
+
+def test_the_task_list_runs_across_plans_as_claude_codes_ids_do(
+    service: PlanModeService,
+) -> None:
+    """Claude Code numbers a session's tasks on across plans: the second plan's first task is
+    "3" when the first plan made two (and tasks made while planning count too)."""
+    session = approved(service)
+    for subject in ("Change the greeting in src/app.py", "Add a test in tests/test_app.py"):
+        service.check_tool(session, "TaskCreate", {"subject": subject})
+    service.check_tool(session, "TaskUpdate", {"taskId": "2", "status": "completed"})
+    assert [s.status for s in service.executions.require(session).steps] == ["pending", "done"]
+
+    service.set_mode(session, "plan")
+    service.check_tool(session, "TaskCreate", {"subject": "Add a test in tests/test_app.py"})
+    path = service.plan_path(session)
+    path.write_text(PLAN)
+    approval, _ = service.begin_exit(session)
+    service.approve(approval.approval_id, "s1", mode="acceptEdits")
+    service.check_tool(session, "TaskCreate", {"subject": "Change the greeting in src/app.py"})
+    service.check_tool(session, "TaskUpdate", {"taskId": "4", "status": "completed"})
+    service.check_tool(session, "TaskUpdate", {"taskId": "3", "status": "in_progress"})
+    progress = service.executions.require(session)
+    assert [(s.status, s.source) for s in progress.steps] == [
+        ("done", "todo"),
+        ("inProgress", "todo"),
+    ]

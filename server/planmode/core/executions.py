@@ -5,7 +5,9 @@ The service starts an execution when a session's plan is approved (a subagent's 
 the session's: it starts none), ends it when the session enters plan mode again, and hands
 every tool call of an executing session to it (:meth:`Executions.observe`): the agent's todo
 tools move steps, its writes move the steps that name the file or drift (§12.2), under the
-``drift`` setting. The user's marks and the files they allow come through
+``drift`` setting. A session's task list (``TaskCreate`` / ``TaskUpdate``) is one for its
+whole life, planning included, as Claude Code numbers its tasks on across plans: each plan's
+progress reads updates through it. The user's marks and the files they allow come through
 :meth:`Executions.set_step_status` and :meth:`Executions.allow`.
 
 Each change is saved (:class:`~planmode.core.progress.ProgressStore`, one file per session;
@@ -37,9 +39,11 @@ from planmode.core.plans import SAFE_ID_RE
 from planmode.core.progress import DriftEntry, Observation, Progress, ProgressStore
 from planmode.core.registry import SessionRegistry
 from planmode.core.session import Session
-from planmode.core.todos import TODO_TOOLS
+from planmode.core.todos import TASK_CREATE, TASK_UPDATE, TODO_WRITE, TaskLedger
 
 log = logging.getLogger(__name__)
+
+TASK_TOOLS = frozenset({TASK_CREATE, TASK_UPDATE})
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class Executions:
         # marks its session unsaved instead of writing its file at once.
         self.save_later = False
         self.unsaved: set[str] = set()
+        # Each session's task list (TaskCreate / TaskUpdate), across its plans.
+        self._ledgers: dict[str, TaskLedger] = {}
 
     # -- reading -------------------------------------------------------------------------
     def get(self, session_id: str) -> Progress | None:
@@ -130,6 +136,7 @@ class Executions:
             text,
             self.registry.root,
             plans_directory=self.registry.plans_directory,
+            tasks=self.ledger(session.id),  # the tasks created so far, planning too
         )
         self._live[session.id] = progress
         self._absent.discard(session.id)
@@ -162,6 +169,8 @@ class Executions:
         call will not happen and moves nothing): todo tools move steps, writes move steps or
         drift. What checkTool must answer for drift is the observation's ``outcome``. None
         for a session that executes nothing."""
+        if behavior != "deny" and any(call.tool in TASK_TOOLS for call in calls):
+            return self._observe_tasks(session, calls)
         progress = self._live.get(session.id)
         if progress is None:
             if session.id in self._absent:
@@ -176,7 +185,7 @@ class Executions:
         writes: list[str] = []
         writer = ""
         for call in calls:
-            if call.tool in TODO_TOOLS:
+            if call.tool == TODO_WRITE:
                 changed |= progress.apply_tool(call.tool, call.input)
             elif call.tool in drift.WRITE_TOOLS:
                 writes += drift.written_paths(call.tool, call.input)
@@ -188,6 +197,36 @@ class Executions:
         if observation.changed:
             self._changed(progress, observation.drift, not before and progress.complete)
         return observation
+
+    def _observe_tasks(self, session: Session, calls: Sequence[ToolCall]) -> Observation | None:
+        """``TaskCreate`` / ``TaskUpdate``, in any mode: the session's task list is one for its
+        whole life (Claude Code numbers its tasks on, across plans), so every create is
+        remembered, planning or not; an update moves the step its task names while the
+        session executes a plan."""
+        ledger = self.ledger(session.id)
+        progress = self.get(session.id)
+        executing = progress is not None and session.modes.mode != "plan"
+        before = progress.complete if progress is not None else False
+        changed = False
+        for call in calls:
+            if call.tool in TASK_TOOLS:
+                updates = ledger.read(call.tool, call.input)
+                if executing and progress is not None:
+                    changed |= progress.apply_todos(updates)
+        if not executing or progress is None:
+            return None
+        if changed:
+            self._changed(progress, completed=not before and progress.complete)
+        return Observation(changed)
+
+    def ledger(self, session_id: str) -> TaskLedger:
+        """The session's task list as its creates made it (saved with its progress)."""
+        found = self._ledgers.get(session_id)
+        if found is None:
+            progress = self.get(session_id)
+            found = progress.tasks if progress is not None else TaskLedger()
+            self._ledgers[session_id] = found
+        return found
 
     def observe_edit(self, session: Session, paths: Iterable[str]) -> Observation | None:
         """A ``planMode/applyEdit`` of ``paths`` by the agent (one drifting target decides for
