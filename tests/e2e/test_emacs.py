@@ -8,6 +8,7 @@ server Emacs started through the agent endpoint, as the CLI and Claude Code's ho
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ COMMENT = "Keep the old name working"
 P1_COMMENTED = P1.replace("2. Change it\n", f"2. Change it\n> [!review] {COMMENT}\n")
 # P2 with the agent's change of line 4 undone ("Change it" back), its addition kept.
 UNDONE = P2.replace("2. Change it, carefully\n", "2. Change it\n")
+ADDED = "Added by the agent's revision (Keep or Undo it from the code actions)"
 
 
 class Agent:
@@ -137,6 +139,30 @@ def allow_edit(emacs: Emacs) -> None:
     emacs.keys("Enter")
 
 
+def revision_marks(emacs: Emacs, path: Path, wanted: set[str]) -> None:
+    """Flymake shows exactly ``wanted`` of the plan's revision marks: ``line: code: text``."""
+    deadline = time.monotonic() + 15
+    while True:
+        shown = emacs.eval(
+            f"(with-current-buffer (find-buffer-visiting {elisp_string(str(path))}) "
+            "(base64-encode-string (encode-coding-string (mapconcat (lambda (d) (format "
+            '"%d: %s" (line-number-at-pos (flymake-diagnostic-beg d)) '
+            '(flymake-diagnostic-text d))) (flymake-diagnostics) "\\n") \'utf-8) t))'
+        )
+        found = set()
+        for note in base64.b64decode(shown.strip('"')).decode("utf-8").split("\n"):
+            # eglot writes "<source> [<code>]: <message>"
+            line, _, rest = note.partition(": planmode review [")
+            code, _, message = rest.partition("]: ")
+            if code.startswith("revision-"):
+                found.add(f"{line}: {code}: {message}")
+        if found == wanted:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"revision marks {found}, wanted {wanted}\n{emacs.screen()}")
+        time.sleep(0.2)
+
+
 def synced(emacs: Emacs, path: Path, text: str, modified: bool = False) -> None:
     """The buffer holds exactly the file's bytes, ``text``, and is ``modified`` or not."""
     deadline = time.monotonic() + 15
@@ -201,11 +227,27 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
     second = agent.exit(P2)
     allow_edit(emacs)
     synced(emacs, agent.plan_path, P2)
+    # The revision's marks (eglot 1.9 has no inlay hints): flymake notes on the changed line —
+    # its removed text and that it was added — and on the added line. eglot holds diagnostics
+    # that arrive before flymake's first check of a reverted buffer until its next check (any
+    # change, a save, M-x flymake-start).
+    emacs.command("flymake-start")
+    revision_marks(
+        emacs,
+        agent.plan_path,
+        {
+            "4: revision-removed: Removed by the agent's revision: 2. Change it",
+            f"4: revision-added: {ADDED}",
+            f"6: revision-added: {ADDED}",
+        },
+    )
     # On the changed line the menu has its Keep and Undo; Undo brings the old line back.
     goto_line(emacs, 4)
     pick(emacs, "eglot-code-actions", "Pick an action", "Undo")
     allow_edit(emacs)
     synced(emacs, agent.plan_path, UNDONE)
+    # The undone hunk's marks went; the other hunk's stay.
+    revision_marks(emacs, agent.plan_path, {f"6: revision-added: {ADDED}"})
 
     # A line of the user's own, unsaved, then Approve: the buffer is the plan, never out of
     # date. The file gets the approved plan, but no LSP request saves or reverts a buffer, so

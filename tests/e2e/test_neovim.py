@@ -119,6 +119,10 @@ async def test_neovim_approves_from_its_code_actions(tmp_path: Path) -> None:
     # it modified (a language server cannot save a buffer).
     assert editor["revised_text"] == REVISED == plan_file(root).read_text()
     assert editor["revised_modified"] is True
+    # The line the revision added is marked (docs/protocol.md §12.4).
+    assert editor["revised_marks"] == [
+        "3 Added by the agent's revision (Keep or Undo it from the code actions)"
+    ]
     # The same decisions as code actions, the revision's hunk counted, never out of date.
     assert editor["action_titles"][:4] == [
         "Approve plan (1 change unreviewed)",

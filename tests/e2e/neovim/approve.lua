@@ -77,6 +77,19 @@ if not vim.wait(20000, function() return buffer_text():find(expect, 1, true) ~= 
 end
 local revised_text = buffer_text()
 local revised_modified = vim.bo[bufnr].modified
+-- The revision's marks: Neovim 0.7 has no inlay hints, so the added line is a Hint diagnostic.
+local function revision_marks()
+  local found = {}
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
+    if diagnostic.message:find("agent's revision", 1, true) then
+      table.insert(found, diagnostic.lnum .. " " .. diagnostic.message)
+    end
+  end
+  table.sort(found)
+  return found
+end
+vim.wait(10000, function() return #revision_marks() > 0 end, 50)
+local revised_marks = revision_marks()
 
 -- Neovim 0.7 encodes an empty Lua table as [] (by-position params): it means no params.
 local state = client.request_sync("planMode/getState", {}, 10000, bufnr)
@@ -182,6 +195,7 @@ finish({
   mode = state.result.mode,
   revised_text = revised_text,
   revised_modified = revised_modified,
+  revised_marks = revised_marks,
   after_titles = after_titles,
   marks_before = marks_before,
   step_titles = step_titles,
