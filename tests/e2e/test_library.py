@@ -383,3 +383,27 @@ async def test_executing_until_every_step_is_done(editor: Editor, root: Path) ->
     # A new plan mode: the plan stays done in the library.
     await enter(editor)
     assert await status(editor, path) == ("done", {"done": 2, "total": 2})
+
+
+async def test_saving_keeps_what_the_buffer_shows(editor: Editor, root: Path) -> None:
+    """Unsaved edits and review comments in the buffer are what the user saved: the file gets
+    them, and the user is told the buffer is still marked modified."""
+    await enter(editor)
+    task, approval = await submit(editor)
+    path = Path(approval["planFilePath"])
+    editor.open(path)
+    edited = PLAN.replace("2. Use it", "2. Use it\n> [!review] Measure first.\n3. Measure")
+    editor.change(path, edited)
+    lens = save_lens(await editor.lenses(path))
+    assert await editor.run_lens(lens) == {"ok": True}
+    result = await asyncio.wait_for(task, 10)
+    assert result["outcome"] == "saved" and result["plan"] == edited
+    assert path.read_text() == edited
+    told = await editor.message_until(lambda m: m.startswith("Plan saved for later"))
+    assert "save it or revert it" in told
+    revisions = (await editor.request("planMode/listRevisions", {"path": str(path)}))["revisions"]
+    assert (revisions[-1]["author"], revisions[-1]["reason"]) == ("user", "saved for later")
+    kept = await editor.request(
+        "planMode/revisionText", {"path": str(path), "id": revisions[-1]["id"]}
+    )
+    assert kept["text"] == edited

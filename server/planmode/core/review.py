@@ -341,6 +341,12 @@ class ReviewState:
         path = approval.plan_file_path
         session.pending = None
         self.provenance.decided(approval.approval_id)
+        # What the user saw is what is kept: unsaved editor contents (their review comments
+        # too, notes for later) go to the file, as an approval's plan does.
+        written = None
+        if reviewed != (plans.read_plan(path) or ""):
+            plans.write_plan(path, reviewed)
+            written = reviewed
         author: history.Author = "user" if self.provenance.is_users(path, reviewed) else "agent"
         self._keep_revision(path, reviewed, author, "saved for later")
         # Taken up again, the plan is reviewed against the text the user saved.
@@ -349,7 +355,7 @@ class ReviewState:
         self.registry.record(session, transcripts.decision(session.slug, "saved"))
         self.registry.snapshot(session, path, reviewed)
         self._decided(approval, "saved")
-        return Decision(approval, saved_exit(approval, reviewed))
+        return Decision(approval, saved_exit(approval, reviewed), written=written)
 
     def _as_shown(
         self, approval_id: str, session_id: str | None, plan_sha256: str | None

@@ -12,7 +12,7 @@ from planmode.core import steps
 from planmode.core.library import LibraryEntry
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics
-from planmode.lsp.features.approval import finish
+from planmode.lsp.features.approval import finish, shown_path
 from planmode.lsp.features.revisions import plan_file
 from planmode.lsp.features.state import publish_state, session_for
 from planmode.lsp.params import ListPlansParams, SaveForLaterParams, TakeUpPlanParams
@@ -30,6 +30,15 @@ def save_for_later(server: PlanModeServer, params: SaveForLaterParams) -> OkResu
     )
     finish(server, decision)
     diagnostics.publish(server, decision.approval.plan_file_path)
+    if decision.written is not None:
+        # The buffer's unsaved text is the file's now; only the editor can unmark the buffer.
+        where = shown_path(server, decision.approval.plan_file_path)
+        server.show_message(
+            f"Plan saved for later: {where} now holds what its buffer shows, which your editor "
+            "still marks modified (a language server cannot save a buffer): save it or revert "
+            "it, either leaves it clean.",
+            types.MessageType.Info,
+        )
     return OkResult()
 
 
