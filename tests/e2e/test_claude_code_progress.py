@@ -33,6 +33,7 @@ PLAN = """# Greet by name
 ## Verification
 Run the tests.
 """
+FAREWELL = "# Farewell\n\n## Steps\n1. Say goodbye in src/app.py\n"
 PROGRESS = "planMode/didChangeProgress"
 # 2.1.332 offers its todo tools only with this set (docs/claude-code.md, the tools table).
 TODO_ENV = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
@@ -168,3 +169,29 @@ async def carry_out(agent: Agent, editor: Editor, root: Path, version: str) -> N
         "Write", {"file_path": str(root / "tests" / "test_app.py"), "content": ""}
     )
     assert not named.tool_results()[-1].get("is_error"), named.result_text()
+
+    # A second plan in the same session: entering plan mode ends the first plan's tracking,
+    # and Claude Code numbers its tasks on (measured: the next is "#3"), which the second
+    # plan's progress follows.
+    agent.say("Done.")
+    await asyncio.to_thread(agent.claude.wait_screen, r"Done\.", 10)
+    await asyncio.to_thread(agent.claude.cycle_mode, "plan mode on")
+    await agent.prompt("Also plan a farewell")
+    await agent.call("Write", {"file_path": str(plan), "content": FAREWELL})
+    # The server learns of Claude Code's mode with its first tool call in it.
+    ended = await editor.error("planMode/getProgress", {"sessionId": session})
+    assert ended.code == -32007
+    await agent.load("ExitPlanMode")
+    agent.exit_plan_mode()
+    await editor.wait_for("planMode/approvalRequested", count=2, timeout=30)
+    editor.change(plan, plan.read_text())
+    await editor.run_lens(await lens(editor, plan, "auto-accept"))
+    await agent.turn()
+    await agent.load("TaskCreate")
+    bye = "Say goodbye in src/app.py"
+    created = await agent.call("TaskCreate", {"subject": bye, "description": bye})
+    assert created.result_text().startswith("Task #3 created"), created.result_text()
+    await agent.load("TaskUpdate")
+    await agent.call("TaskUpdate", {"taskId": "3", "status": "completed"})
+    second = await progress_until(editor, session, lambda p: p["done"] == 1)
+    assert [s["text"] for s in second["steps"]] == ["Say goodbye in src/app.py"]
