@@ -407,3 +407,41 @@ async def test_saving_keeps_what_the_buffer_shows(editor: Editor, root: Path) ->
         "planMode/revisionText", {"path": str(path), "id": revisions[-1]["id"]}
     )
     assert kept["text"] == edited
+
+
+async def test_take_up_this_plan_is_a_code_action_of_a_saved_plan(
+    editor: Editor, root: Path
+) -> None:
+    """Editors without our client's Plans view take a saved plan up from the plan itself."""
+    plan_path = await enter(editor)
+    plan_path.parent.mkdir(parents=True, exist_ok=True)
+    plan_path.write_text(PLAN)
+    editor.open(plan_path)
+
+    async def take_up_actions() -> list[types.CodeAction | types.Command]:
+        found = await editor.code_actions(plan_path, line=3)
+        return [a for a in found if a.title == "Take up this plan"]
+
+    assert await take_up_actions() == []  # drafting
+    task, approval = await submit(editor)
+    assert await take_up_actions() == []  # under review
+    await editor.request("planMode/saveForLater", {"approvalId": approval["approvalId"]})
+    await asyncio.wait_for(task, 10)
+    # The session leaves plan mode meanwhile; the action takes the plan up where it was saved.
+    await editor.request("planMode/setMode", {"mode": "default"})
+    (action,) = await take_up_actions()
+    assert isinstance(action, types.CodeAction) and action.command is not None
+    (argument,) = action.command.arguments or []
+    assert dict(argument) == {"path": str(plan_path), "sessionId": approval["sessionId"]}
+    taken = await editor.execute(action.command.command, [dict(argument)])
+    assert taken["planFilePath"] == str(plan_path)
+    state = await editor.state()
+    assert state["mode"] == "plan" and state["planFilePath"] == str(plan_path)
+    assert await take_up_actions() == []  # drafting again
+    # Its argument checked as the request's: a plan that is not saved is -32602.
+    try:
+        await editor.execute("planMode.takeUpPlan", [{"path": str(plan_path)}])
+    except Exception as exc:  # the editor sees the JSON-RPC error
+        assert "drafting, not saved" in str(exc)
+    else:
+        raise AssertionError("a drafting plan was taken up")

@@ -58,6 +58,8 @@ export const DID_CHANGE_PROGRESS = "planMode/didChangeProgress";
 export const COMMAND_APPROVE = "planMode.approve";
 export const COMMAND_REJECT = "planMode.reject";
 export const COMMAND_SAVE_FOR_LATER = "planMode.saveForLater";
+// Ours: a saved plan taken up again, from its code action (docs/protocol.md §12.3).
+export const COMMAND_TAKE_UP_PLAN = "planMode.takeUpPlan";
 export const COMMAND_KEEP_HUNK = "planMode.keepHunk";
 export const COMMAND_UNDO_HUNK = "planMode.undoHunk";
 // Ours (docs/protocol.md §12): a step's mark, a file allowed for the plan being carried out,
@@ -71,6 +73,7 @@ export const LENS_APPROVE = "Approve plan";
 export const LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits";
 export const LENS_REJECT = "Reject…";
 export const LENS_SAVE_FOR_LATER = "Save for later";
+export const ACTION_TAKE_UP_PLAN = "Take up this plan";
 // Appended to the Approve lens while the open buffer did not take the server's last change.
 export const LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)";
 

@@ -84,7 +84,35 @@ class PlanLibrary:
             log.error("the plan library cannot record the progress of %s: %s", plan_file, exc)
 
     def entry(self, path: Path) -> LibraryEntry | None:
-        return next((e for e in self.entries() if Path(e.path) == path), None)
+        """One plan's entry (``path``: a plan file of the workspace, resolved), without
+        listing the others: a code action asks on every move of the cursor."""
+        info = plans.plan_file_info(path)
+        if info is None or self.registry.find_plan_file(str(path)) != path:
+            return None
+        sessions = self.registry.sessions.values()
+        owner = next(
+            (
+                s.id
+                for s in sessions
+                if s.plan_file == path
+                or (
+                    s.slug == info.slug
+                    and s.plan_file is None
+                    and path.parent == self.registry.plans_directory
+                )
+            ),
+            None,
+        )
+        live = {p: StepCount(*count) for p, count in self.live_counts().items()}
+        (found,) = library.list_library(
+            [info],
+            self.record.records(),
+            pending=[s.pending.plan_file_path for s in sessions if s.pending is not None],
+            planning=[s.id for s in sessions if s.modes.mode == "plan"],
+            owners={info.slug: owner} if owner is not None else {},
+            live=live,
+        )
+        return found
 
     def take_up(self, session: Session, path: Path) -> TakenUp:
         """Make the saved plan at ``path`` (a plan file of the workspace, resolved) the

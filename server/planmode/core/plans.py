@@ -322,10 +322,25 @@ def list_plan_files(directory: Path) -> Iterator[PlanFileInfo]:
             stat = entry.stat()
         except OSError:
             continue
-        stem = entry.name[: -len(".md")]
-        match = _AGENT_SUFFIX_RE.match(stem)
-        slug, agent = (match["slug"], match["agent"]) if match else (stem, None)
+        slug, agent = _slug_and_agent(entry.name[: -len(".md")])
         yield PlanFileInfo(Path(entry.path), slug, agent, stat.st_mtime, stat.st_size)
+
+
+def plan_file_info(path: Path) -> PlanFileInfo | None:
+    """One plan file as :func:`list_plan_files` lists it; None when it is none (or gone)."""
+    if not is_plan_name(path.name):
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    slug, agent = _slug_and_agent(path.name[: -len(".md")])
+    return PlanFileInfo(path, slug, agent, stat.st_mtime, stat.st_size)
+
+
+def _slug_and_agent(stem: str) -> tuple[str, str | None]:
+    match = _AGENT_SUFFIX_RE.match(stem)
+    return (match["slug"], match["agent"]) if match else (stem, None)
 
 
 def exit_path_refusal(raw: str, plan: Path, adopted_from: str | None = None) -> str | None:

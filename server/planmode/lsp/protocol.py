@@ -61,6 +61,8 @@ DID_CHANGE_PROGRESS = "planMode/didChangeProgress"
 COMMAND_APPROVE = "planMode.approve"
 COMMAND_REJECT = "planMode.reject"
 COMMAND_SAVE_FOR_LATER = "planMode.saveForLater"
+# Ours: a saved plan taken up again, from its code action (docs/protocol.md §12.3).
+COMMAND_TAKE_UP_PLAN = "planMode.takeUpPlan"
 COMMAND_KEEP_HUNK = "planMode.keepHunk"
 COMMAND_UNDO_HUNK = "planMode.undoHunk"
 # Ours (docs/protocol.md §12): a step's mark, a file allowed for the plan being carried out,
@@ -74,6 +76,7 @@ LENS_APPROVE = "Approve plan"
 LENS_APPROVE_ACCEPT_EDITS = "Approve & auto-accept edits"
 LENS_REJECT = "Reject…"
 LENS_SAVE_FOR_LATER = "Save for later"
+ACTION_TAKE_UP_PLAN = "Take up this plan"
 # Appended to the Approve lens while the open buffer did not take the server's last change.
 LENS_BUFFER_OUT_OF_DATE = "(buffer out of date: approves the file)"
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from planmode.lsp.features import progress
+from planmode.lsp.features import library, progress
 from planmode.lsp.features.codelens import Lines, plan_decisions
 from planmode.lsp.server import PlanModeServer, uri_to_path
 
@@ -45,6 +45,8 @@ def code_actions(
     ]
     # After approval: marking the steps on these lines, allowing a drifting file.
     commands += progress.actions(server, path, params.range)
+    # A saved plan: taking it up again.
+    commands += library.actions(server, path)
     # A client without codeActionLiteralSupport takes bare commands (LSP 3.8).
     if not server.client_supports("text_document", "code_action", "code_action_literal_support"):
         return list(commands)

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from planmode.core import steps
 from planmode.core.library import LibraryEntry
+from planmode.core.plan_library import TAKEN_UP_FROM
 from planmode.lsp import protocol
 from planmode.lsp.features import diagnostics
 from planmode.lsp.features.approval import finish, shown_path
@@ -118,10 +119,27 @@ def workspace_symbols(
     return found
 
 
+def actions(server: PlanModeServer, path: Path) -> list[types.Command]:
+    """``Take up this plan`` on a saved (or rejected) plan: for an editor without our client
+    (its Plans view), the session that saved it takes it up again."""
+    entry = server.service.library.entry(path)
+    if entry is None or entry.agent_id is not None or entry.status not in TAKEN_UP_FROM:
+        return []
+    argument = TakeUpPlanParams.build(path=str(path), session_id=entry.session_id)
+    return [
+        types.Command(
+            title=protocol.ACTION_TAKE_UP_PLAN,
+            command=protocol.COMMAND_TAKE_UP_PLAN,
+            arguments=[argument.wire()],
+        )
+    ]
+
+
 def register(server: PlanModeServer) -> None:
     server.add_feature(Titles())
     server.request(protocol.SAVE_FOR_LATER, SaveForLaterParams)(save_for_later)
     server.command_request(protocol.COMMAND_SAVE_FOR_LATER, SaveForLaterParams, save_for_later)
     server.request(protocol.TAKE_UP_PLAN, TakeUpPlanParams)(take_up_plan)
+    server.command_request(protocol.COMMAND_TAKE_UP_PLAN, TakeUpPlanParams, take_up_plan)
     server.request(protocol.LIST_PLANS, ListPlansParams)(list_plans)
     server.feature(types.WORKSPACE_SYMBOL)(workspace_symbols)
