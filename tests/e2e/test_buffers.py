@@ -246,3 +246,63 @@ async def test_an_agents_edit_of_an_open_plan_reaches_the_buffer_versioned(
     assert (edit.range.start.line, edit.new_text) == (3, "2. Change the greeting to hi\n")
     assert editor.buffers[path] == PLAN.replace("greeting\n", "greeting to hi\n") + "my note\n"
     await rejected(editor, task)
+
+
+async def check_write(editor: Editor, path: Path, content: str) -> None:
+    """The agent's own Write of the plan file, as its hook asks first and then runs it."""
+    decision = await editor.request(
+        "planMode/checkTool",
+        {"tool": "Write", "input": {"file_path": str(path), "content": content}},
+    )
+    assert decision["behavior"] == "allow", decision
+    path.write_text(content)
+
+
+async def test_the_agents_own_write_reaches_an_unmodified_open_plan(editor: Editor) -> None:
+    """Claude Code writes its plan itself: the buffer of an editor that reloads nothing gets
+    the file's new text as an edit, without waiting for the exit."""
+    entered = await editor.request("planMode/enter", {})
+    path = Path(entered["state"]["planFilePath"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PLAN)
+    editor.open(path)
+    await check_write(editor, path, REVISED)
+    await editor.until(lambda: editor.buffers[path] == REVISED, 10)
+    (applied,) = editor.applied_edits
+    assert applied["label"] == "The agent's edit of the plan"
+    assert path.read_bytes().decode() == REVISED
+    # Its exit then finds the buffer holding the plan: no second edit, not out of date.
+    path, task = await pending_exit(editor, REVISED)
+    assert len(editor.applied_edits) == 1
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None and lenses[0].command.title == "Approve plan"
+    await rejected(editor, task)
+
+
+async def test_the_agents_own_write_leaves_the_users_unsaved_typing_alone(editor: Editor) -> None:
+    entered = await editor.request("planMode/enter", {})
+    path = Path(entered["state"]["planFilePath"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PLAN)
+    editor.open(path)
+    typed = PLAN + "my note\n"
+    editor.change(path, typed)  # unsaved
+    await check_write(editor, path, REVISED)
+    await asyncio.sleep(0.5)
+    await editor.settle()
+    assert editor.applied_edits == [] and editor.buffers[path] == typed
+
+
+async def test_vs_code_reloads_the_agents_own_write_itself(root: Path, home: Path) -> None:
+    async with running_editor(
+        root, home, init_options={"sessionId": "main"}, client_name="Visual Studio Code"
+    ) as editor:
+        entered = await editor.request("planMode/enter", {})
+        path = Path(entered["state"]["planFilePath"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PLAN)
+        editor.open(path)
+        await check_write(editor, path, REVISED)
+        await asyncio.sleep(1.5)  # longer than the reload the server gives an editor
+        await editor.settle()
+        assert editor.applied_edits == [] and editor.buffers[path] == PLAN

@@ -69,6 +69,20 @@ class Agent:
 
         return result
 
+    def write(self, plan: str) -> None:
+        """The agent's own Write of its plan file: asked of plan mode first, then run."""
+        with connect(self.root, timeout=30) as conn:
+            decision = conn.request(
+                "planMode/checkTool",
+                {
+                    "sessionId": "agent",
+                    "tool": "Write",
+                    "input": {"file_path": str(self.plan_path), "content": plan},
+                },
+            )
+        assert decision["behavior"] == "allow", decision
+        self.plan_path.write_text(plan)
+
     def state(self) -> dict[str, Any]:
         with connect(self.root, timeout=30) as conn:
             state: dict[str, Any] = conn.request("planMode/getState", {"sessionId": "agent"})
@@ -221,11 +235,14 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
     assert "The user's feedback:" not in rejected["toolResult"]
     assert agent.mode() == "plan"
 
-    # The agent revises the open plan. eglot reloads nothing (no auto-revert here) and the
-    # user runs no revert: the server's edit brings the revision, Emacs asks whether to read
-    # the changed file, and the buffer is the file, byte for byte, unmodified.
-    second = agent.exit(P2)
+    # The agent revises the open plan with its own Write, as Claude Code does. eglot reloads
+    # nothing (no auto-revert here) and the user runs no revert: the server's edit brings the
+    # revision, Emacs asks whether to read the changed file, and the buffer is the file, byte
+    # for byte, unmodified — before the agent even asks to exit.
+    agent.write(P2)
     allow_edit(emacs)
+    synced(emacs, agent.plan_path, P2)
+    second = agent.exit(P2)  # what the buffer holds: nothing more to bring
     synced(emacs, agent.plan_path, P2)
     # The revision's marks (eglot 1.9 has no inlay hints): flymake notes on the changed line —
     # its removed text and that it was added — and on the added line. eglot holds diagnostics

@@ -225,15 +225,21 @@ class ReviewState:
     def agent_tool(self, tool: str, tool_input: dict[str, Any]) -> None:
         """An agent's Write, Edit or MultiEdit of a plan file may run (checkTool did not deny
         it): the text it will leave there is the agent's, whoever reloads or saves it."""
+        written = self.agent_write(tool, tool_input)
+        if written is not None:
+            self.provenance.wrote(*written, "agent")
+
+    def agent_write(self, tool: str, tool_input: dict[str, Any]) -> tuple[Path, str] | None:
+        """The plan file an agent's Write, Edit or MultiEdit writes, and the text it leaves
+        there (None: not a plan file, or a call that would fail)."""
         raw = tool_input.get("file_path")
         if tool not in ("Write", "Edit", "MultiEdit") or not isinstance(raw, str) or not raw:
-            return
+            return None
         path = self.registry.find_plan_file(raw)
         if path is None:
-            return
+            return None
         text = _tool_result(tool, tool_input, plans.read_plan(path) or "")
-        if text is not None:
-            self.provenance.wrote(path, text, "agent")
+        return None if text is None else (path, text)
 
     def expect_agent_text(self, path: Path, text: str) -> None:
         """An agent's edit is on its way to the editor: the buffer holding ``text`` will be the

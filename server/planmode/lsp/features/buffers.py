@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 
 # How long an unmodified buffer is given to reload a file the server wrote, in seconds.
 RELOAD_WAIT = 1.0
+# How long the agent's allowed write of an open plan is waited for, in seconds: it runs right
+# after checkTool, or once the user allowed it in the agent's own prompt.
+FOLLOW_WAIT = 60.0
 # How often an edit refused because the buffer moved on is tried again against its new text.
 EDIT_ATTEMPTS = 3
 
@@ -278,11 +281,13 @@ async def change_plan(
             write_plan(path, new)
         buffers.out_of_date.discard(path)
         return True
-    if (held == disk and buffers.saved_texts.get(path) == held) or path in buffers.out_of_date:
-        # Unmodified: the file first, and an editor that reloads it (VS Code, Emacs with
-        # auto-revert) keeps the buffer clean. No edit while it may reload: a reload racing
-        # the edit could take it for the new text (eglot restarts its versions at 0).
-        write_plan(path, new)
+    if buffers.saved_texts.get(path) == held or path in buffers.out_of_date:
+        # Unmodified (the file may have changed under it: the agent's own write): the file
+        # first, and an editor that reloads it (VS Code, Emacs with auto-revert) keeps the
+        # buffer clean. No edit while it may reload: a reload racing the edit could take it
+        # for the new text (eglot restarts its versions at 0).
+        if disk != new:
+            write_plan(path, new)
         buffers.out_of_date.add(path)  # until the buffer holds it (Buffers.text)
         if await reaches(server, path, new, RELOAD_WAIT) or buffers.editor_reloads:
             return True
@@ -319,6 +324,26 @@ async def bring(server: PlanModeServer, path: Path, new: str, label: str) -> boo
     buffers.edited[path] = new
     buffers.out_of_date.discard(path)
     return True
+
+
+async def follow_write(server: PlanModeServer, path: Path, text: str) -> None:
+    """The agent's own write of the plan ``path`` may run (checkTool allowed it): once the
+    file holds ``text``, bring an unmodified open buffer along, as a change the server makes
+    (:func:`change_plan`). A buffer with the user's unsaved typing is left to them: their text
+    stays the plan until they save it, and the agent's submission comes as an edit."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + FOLLOW_WAIT
+    while disk_text(path) != text:
+        if loop.time() >= deadline or server.stopping:
+            return  # not written (refused in the agent's own prompt, or failed)
+        await asyncio.sleep(0.05)
+    buffers = server.get_feature(Buffers)
+    document = buffers.document(path)
+    if document is None or document.source == text:
+        return
+    if buffers.saved_texts.get(path) != document.source and path not in buffers.out_of_date:
+        return
+    await change_plan(server, path, text, "The agent's edit of the plan")
 
 
 def register(server: PlanModeServer) -> None:

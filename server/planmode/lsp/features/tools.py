@@ -18,6 +18,7 @@ from planmode.lsp.features.agents import (
     plan_in_exit,
 )
 from planmode.lsp.features.approval import follow_agent
+from planmode.lsp.features.buffers import Buffers, follow_write
 from planmode.lsp.features.state import session_for
 from planmode.lsp.params import CheckToolParams
 from planmode.lsp.results import CheckToolResult
@@ -75,7 +76,18 @@ async def check_tool(server: PlanModeServer, params: CheckToolParams) -> CheckTo
         plan_in_exit(call),
         own_sandbox(call),
     )
+    if decision.behavior != "deny":
+        follow_plan_write(server, params)
     return CheckToolResult.model_validate(decision)
+
+
+def follow_plan_write(server: PlanModeServer, params: CheckToolParams) -> None:
+    """The agent's own Write or Edit of a plan open in the editor may run: the buffer follows
+    the file once it is written (lsp/features/buffers.py), in an editor that reloads nothing
+    too."""
+    written = server.service.review.agent_write(params.tool, params.input)
+    if written is not None and server.get_feature(Buffers).document(written[0]) is not None:
+        server.run_task(follow_write(server, *written))
 
 
 async def wait_for_plan_file(
