@@ -169,3 +169,29 @@ def test_the_task_list_runs_across_plans_as_claude_codes_ids_do(
         ("done", "todo"),
         ("inProgress", "todo"),
     ]
+
+
+def test_the_task_list_survives_a_restart_while_the_session_plans(
+    make_service: ServiceFactory,
+) -> None:
+    first = make_service()
+    session = approved(first)
+    first.check_tool(session, "TaskCreate", {"subject": "Change the greeting in src/app.py"})
+    first.set_mode(session, "plan")  # the progress file goes; the task list stays
+    first.check_tool(session, "TaskCreate", {"subject": "Something else entirely"})
+
+    second = make_service()  # the server restarted while the session plans
+    again = second.require_session("s1")
+    assert again.modes.mode == "plan"
+    path = second.plan_path(again)
+    path.write_text(PLAN)
+    approval, _ = second.begin_exit(again)
+    second.approve(approval.approval_id, "s1", mode="acceptEdits")
+    second.check_tool(again, "TaskCreate", {"subject": "Add a test in tests/test_app.py"})
+    second.check_tool(again, "TaskUpdate", {"taskId": "3", "status": "completed"})
+    second.check_tool(again, "TaskUpdate", {"taskId": "1", "status": "in_progress"})
+    progress = second.executions.require(again)
+    assert [(s.status, s.source) for s in progress.steps] == [
+        ("inProgress", "todo"),
+        ("done", "todo"),
+    ]

@@ -77,7 +77,8 @@ class Executions:
         # marks its session unsaved instead of writing its file at once.
         self.save_later = False
         self.unsaved: set[str] = set()
-        # Each session's task list (TaskCreate / TaskUpdate), across its plans.
+        # Each session's task list (TaskCreate / TaskUpdate), across its plans; saved with its
+        # progress while it executes, else on its own (ProgressStore.save_tasks).
         self._ledgers: dict[str, TaskLedger] = {}
 
     # -- reading -------------------------------------------------------------------------
@@ -159,6 +160,8 @@ class Executions:
                 self.store.discard(session_id)
             except OSError as exc:
                 log.warning("the progress of session %s was not removed: %s", session_id, exc)
+            self._ledgers[session_id] = ended.tasks
+            self._save_tasks(session_id)  # the task list goes on without the progress
         return ended
 
     # -- what moves steps ----------------------------------------------------------------
@@ -214,6 +217,9 @@ class Executions:
                 if executing and progress is not None:
                     changed |= progress.apply_todos(updates)
         if not executing or progress is None:
+            # Rare (a todo list made while planning), and no progress event follows to
+            # flush it: saved now.
+            self._save_tasks(session.id)
             return None
         if changed:
             self._changed(progress, completed=not before and progress.complete)
@@ -224,7 +230,12 @@ class Executions:
         found = self._ledgers.get(session_id)
         if found is None:
             progress = self.get(session_id)
-            found = progress.tasks if progress is not None else TaskLedger()
+            if progress is not None:
+                found = progress.tasks
+            elif SAFE_ID_RE.match(session_id):
+                found = self.store.load_tasks(session_id)
+            else:
+                found = TaskLedger()
             self._ledgers[session_id] = found
         return found
 
@@ -280,6 +291,15 @@ class Executions:
             progress = self._live.get(session_id)
             if progress is not None:
                 self._save(progress)
+
+    def _save_tasks(self, session_id: str) -> None:
+        ledger = self._ledgers.get(session_id)
+        if ledger is None or not SAFE_ID_RE.match(session_id):
+            return
+        try:
+            self.store.save_tasks(session_id, ledger)
+        except (OSError, ValueError) as exc:
+            log.warning("the task list of session %s was not saved: %s", session_id, exc)
 
     def _save(self, progress: Progress) -> None:
         try:

@@ -617,6 +617,34 @@ class ProgressStore:
         with contextlib.suppress(FileNotFoundError):
             self.state.unlink(self._name(session_id))
 
+    # A session's task list between its executions (while it plans), in ``progress/tasks/``.
+    TASKS = "tasks"
+
+    def save_tasks(self, session_id: str, tasks: TaskLedger) -> None:
+        folder, name = self._name(session_id)
+        self.state.write_atomic(
+            (folder, self.TASKS, name),
+            json.dumps(tasks.to_json(), separators=(",", ":")) + "\n",
+            durable=False,
+        )
+
+    def load_tasks(self, session_id: str) -> TaskLedger:
+        """The session's saved task list; an empty one when there is none, or (logged) when
+        the file cannot be used."""
+        folder, name = self._name(session_id)
+        try:
+            text = self.state.read_text((folder, self.TASKS, name))
+        except FileNotFoundError:
+            return TaskLedger()
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("the task list of session %r is not used: %s", session_id, exc)
+            return TaskLedger()
+        try:
+            return TaskLedger.from_json(json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            log.warning("the task list of session %r is not used: %s", session_id, exc)
+            return TaskLedger()
+
     def load(
         self,
         session_id: str,
