@@ -306,3 +306,24 @@ async def test_vs_code_reloads_the_agents_own_write_itself(root: Path, home: Pat
         await asyncio.sleep(1.5)  # longer than the reload the server gives an editor
         await editor.settle()
         assert editor.applied_edits == [] and editor.buffers[path] == PLAN
+
+
+async def test_an_edit_refused_by_the_user_leaves_the_buffer_out_of_date(editor: Editor) -> None:
+    """eglot's "Server wants to edit … Proceed?" answered no: the file has the revision, the
+    buffer keeps its text and is out of date, so the file is what an approval takes."""
+    await editor.request("planMode/enter", {})
+    path, task = await pending_exit(editor, PLAN)
+    await rejected(editor, task)
+    editor.open(path)
+    editor.refuse_edits = "User cancelled server edit"
+    path, task = await pending_exit(editor, REVISED)
+    assert len(editor.applied_edits) == 1  # asked once: a refusal is not retried
+    assert editor.buffers[path] == PLAN and path.read_bytes().decode() == REVISED
+    lenses = await editor.lenses(path)
+    assert lenses[0].command is not None
+    assert lenses[0].command.title == (
+        "Approve plan (1 change unreviewed) (buffer out of date: approves the file)"
+    )
+    assert await editor.run_lens(lenses[0]) == {"ok": True}
+    result = await asyncio.wait_for(task, 5)
+    assert result["plan"] == REVISED and result["userEditsDiff"] is None
