@@ -1,4 +1,4 @@
-"""``planmode state|enter|exit|approve|reject|keep|undo|check|plans|progress``: the CLI of a
+"""``planmode state|enter|exit|approve|reject|save|keep|undo|check|plans|progress``: the CLI of a
 running server.
 
 Each verb is a function here taking the connection and its arguments; its request is named

@@ -1,5 +1,6 @@
 """The ``planmode`` command: ``lsp`` (the server), ``demo``, ``hook`` and ``init`` (an agent's
-set-up), and the agent/user verbs ``state|enter|exit|approve|reject|keep|undo|check|plans``.
+set-up), and the agent/user verbs
+``state|enter|exit|approve|reject|save|keep|undo|check|plans|progress``.
 
 Every verb is a function, registered with its help and arguments in one table (:func:`verbs`);
 the parser is built from it. Those that ask the workspace's running server are
