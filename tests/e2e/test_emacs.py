@@ -83,6 +83,23 @@ class Agent:
         assert decision["behavior"] == "allow", decision
         self.plan_path.write_text(plan)
 
+    def todo(self, content: str, status: str) -> None:
+        """The agent's TodoWrite of one todo, as its hook asks of plan mode."""
+        with connect(self.root, timeout=30) as conn:
+            conn.request(
+                "planMode/checkTool",
+                {
+                    "sessionId": "agent",
+                    "tool": "TodoWrite",
+                    "input": {"todos": [{"content": content, "status": status}]},
+                },
+            )
+
+    def progress(self) -> dict[str, Any]:
+        with connect(self.root, timeout=30) as conn:
+            progress: dict[str, Any] = conn.request("planMode/getProgress", {"sessionId": "agent"})
+            return progress
+
     def state(self) -> dict[str, Any]:
         with connect(self.root, timeout=30) as conn:
             state: dict[str, Any] = conn.request("planMode/getState", {"sessionId": "agent"})
@@ -153,19 +170,24 @@ def allow_edit(emacs: Emacs) -> None:
     emacs.keys("Enter")
 
 
+def flymake_notes(emacs: Emacs, path: Path) -> list[str]:
+    """Flymake's diagnostics of the plan's buffer, each ``line: text`` (eglot writes the text
+    as ``<source> [<code>]: <message>``)."""
+    shown = emacs.eval(
+        f"(with-current-buffer (find-buffer-visiting {elisp_string(str(path))}) "
+        "(base64-encode-string (encode-coding-string (mapconcat (lambda (d) (format "
+        '"%d: %s" (line-number-at-pos (flymake-diagnostic-beg d)) '
+        '(flymake-diagnostic-text d))) (flymake-diagnostics) "\\n") \'utf-8) t))'
+    )
+    return [n for n in base64.b64decode(shown.strip('"')).decode("utf-8").split("\n") if n]
+
+
 def revision_marks(emacs: Emacs, path: Path, wanted: set[str]) -> None:
     """Flymake shows exactly ``wanted`` of the plan's revision marks: ``line: code: text``."""
     deadline = time.monotonic() + 15
     while True:
-        shown = emacs.eval(
-            f"(with-current-buffer (find-buffer-visiting {elisp_string(str(path))}) "
-            "(base64-encode-string (encode-coding-string (mapconcat (lambda (d) (format "
-            '"%d: %s" (line-number-at-pos (flymake-diagnostic-beg d)) '
-            '(flymake-diagnostic-text d))) (flymake-diagnostics) "\\n") \'utf-8) t))'
-        )
         found = set()
-        for note in base64.b64decode(shown.strip('"')).decode("utf-8").split("\n"):
-            # eglot writes "<source> [<code>]: <message>"
+        for note in flymake_notes(emacs, path):
             line, _, rest = note.partition(": planmode review [")
             code, _, message = rest.partition("]: ")
             if code.startswith("revision-"):
@@ -174,6 +196,22 @@ def revision_marks(emacs: Emacs, path: Path, wanted: set[str]) -> None:
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"revision marks {found}, wanted {wanted}\n{emacs.screen()}")
+        time.sleep(0.2)
+
+
+def step_marks(emacs: Emacs, path: Path, wanted: dict[int, str]) -> None:
+    """Flymake shows these step marks (among others) on these lines (1-based)."""
+    deadline = time.monotonic() + 15
+    while True:
+        found = {}
+        for note in flymake_notes(emacs, path):
+            line, _, rest = note.partition(": ")
+            if "[step]: " in rest:
+                found[int(line)] = rest.partition("[step]: ")[2]
+        if all(found.get(line) == text for line, text in wanted.items()):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"step marks {found}, wanted {wanted}\n{emacs.screen()}")
         time.sleep(0.2)
 
 
@@ -298,6 +336,19 @@ def eglot_flow(emacs_with: Callable[[str], Emacs], workspace: Path) -> None:
     emacs.type("yes")
     emacs.keys("Enter")
     synced(emacs, agent.plan_path, edited)
+
+    # After approval the steps fill in: eglot 1.9 has no inlay hints, so each step's mark is a
+    # flymake note on its line. The agent's todo moves the first step; the user marks the
+    # second with the code action on its line.
+    agent.todo("Read the code", "completed")
+    emacs.command("flymake-start")  # the reverted buffer's first check (see above)
+    step_marks(emacs, agent.plan_path, {3: "✓ step 1: done", 4: "○ step 2: pending"})
+    goto_line(emacs, 4)
+    pick(emacs, "eglot-code-actions", "Pick an action", "Mark step done")
+    step_marks(emacs, agent.plan_path, {3: "✓ step 1: done", 4: "✓ step 2: done"})
+    progress = agent.progress()
+    assert (progress["done"], progress["total"]) == (2, 4)
+    assert [step["source"] for step in progress["steps"][:2]] == ["todo", "user"]
 
 
 async def test_lsp_mode_lenses_and_code_actions(
