@@ -222,18 +222,23 @@ def plans_table(listed: list[dict[str, Any]], root: Path | None = None) -> str:
 
 
 def progress(conn: Connection, args: argparse.Namespace) -> int:
-    """The approved plan's progress: the session's (``--session``), else every executing
-    session's; none is an error."""
-    if args.session:
-        found = [conn.request(protocol.GET_PROGRESS, _params(args))]
-    else:
-        found = conn.request(protocol.LIST_PROGRESS, {})["progress"]
-        if not found:
-            raise RpcError(protocol.NO_APPROVED_PLAN, "No approved plan is being carried out")
-    result: Any = found[0] if args.session else {"progress": found}
+    """The approved plan's progress: the session's (``--session``), else the plan approved
+    last, the other executing sessions named (``--json``: all of them); none is an error."""
     from planmode.core.progress import progress_text
 
-    _show(args, result, "\n\n".join(progress_text(p) for p in found))
+    if args.session:
+        found = conn.request(protocol.GET_PROGRESS, _params(args))
+        _show(args, found, progress_text(found))
+        return EXIT_OK
+    listed = conn.request(protocol.LIST_PROGRESS, {})["progress"]
+    if not listed:
+        raise RpcError(protocol.NO_APPROVED_PLAN, "No approved plan is being carried out")
+    *older, latest = listed  # oldest approval first
+    human = progress_text(latest)
+    if older:
+        sessions = ", ".join(p["sessionId"] for p in reversed(older))
+        human += f"\nOlder plans still carried out (planmode progress --session ID): {sessions}"
+    _show(args, {"progress": listed}, human)
     return EXIT_OK
 
 

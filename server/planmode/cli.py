@@ -252,8 +252,8 @@ def verbs() -> dict[str, Verb]:
         "progress": served(
             server.progress,
             "show how far the approved plan has got: each step's mark, files written outside it",
-            epilog="Without --session: every session carrying out an approved plan. Exit 1 when "
-            "there is none.",
+            epilog="Without --session: the plan approved last, naming the other sessions that "
+            "carry out one (--json: all of them). Exit 1 when there is none.",
         ),
     }
 

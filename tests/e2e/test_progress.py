@@ -490,3 +490,26 @@ async def test_apply_edit_under_ask_asks_the_user_in_the_editor(root: Path, home
             "Not in the approved plan: no",
             "Not in the approved plan: yes",
         ]
+
+
+async def test_planmode_progress_shows_the_plan_approved_last(editor: Editor, root: Path) -> None:
+    await editor.endpoint()
+    await approve_plan(editor)
+    other = "# Other\n\n## Steps\n1. Something else in `src/app.py`\n"
+    entered = await editor.request("planMode/enter", {"sessionId": "second"})
+    path = Path(entered["state"]["planFilePath"])
+    path.write_text(other)
+    task = editor.start("planMode/exit", {"sessionId": "second"})
+    approval = await editor.wait_for("planMode/approvalRequested", 2)
+    await editor.request(
+        "planMode/approve",
+        {"sessionId": "second", "approvalId": approval["approvalId"], "planSha256": sha(other)},
+    )
+    await asyncio.wait_for(task, 5)
+    shown = await in_thread(run, ["progress"], "", root)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == f"Plan 0/1  {path}"
+    assert lines[-1] == "Older plans still carried out (planmode progress --session ID): main"
+    listed = json.loads((await in_thread(run, ["progress", "--json"], "", root)).stdout)
+    assert [p["sessionId"] for p in listed["progress"]] == ["main", "second"]

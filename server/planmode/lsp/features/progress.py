@@ -3,10 +3,11 @@
 
 Core keeps each executing session's progress (core/executions.py) and tells this feature of
 every change; this feature tells the editor, right after the answer to the request that made
-the change: ``planMode/didChangeProgress`` (only on a change), a message for each file written outside the plan (a ``window/showMessageRequest``
-whose action "Allow this file for this plan" widens the plan, where the client declares
-message actions; else a message naming ``planMode.allowFile``), a message when every step is
-done (pointing at the plan's verification), and the marks in the plan itself:
+the change: ``planMode/didChangeProgress`` (only on a change), a message for each file
+written outside the plan (a ``window/showMessageRequest`` whose action "Allow this file for
+this plan" widens the plan, where the client declares message actions; else a message naming
+``planMode.allowFile``), a message when every step is done (pointing at the plan's
+verification), and the marks in the plan itself:
 
 * inlay hints (lsp/features/inlayhints.py) at the end of each step's line — ``✓ done``,
   ``◐ in progress``, ``○ pending`` — and the count of drifting files on the first line;
@@ -19,9 +20,9 @@ done (pointing at the plan's verification), and the marks in the plan itself:
 
 Saving the progress files and refreshing the marks wait :data:`SETTLE` seconds, once for a
 burst of tool calls (and happen at shutdown): checkTool stays as fast as without progress
-(``make bench``). The marks sit on the lines the steps have in the plan file now: an edit of the file after
-approval moves them with their lines, and a step whose line was changed or removed shows no
-mark (core/executions.py, :func:`~planmode.core.executions.current_lines`).
+(``make bench``). The marks sit on the lines the steps have in the plan file now: an edit of
+the file after approval moves them with their lines, and a step whose line was changed or
+removed shows no mark (core/executions.py, :func:`~planmode.core.executions.current_lines`).
 """
 
 from __future__ import annotations
