@@ -12,7 +12,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from tests.e2e.harness import Editor, capabilities, running_editor
-from tests.e2e.review import pending_exit
+from tests.e2e.review import agent_revises, pending_exit
 
 PLAN = (
     "# Plan\n\n1. Read src/app.py\n2. Change the greeting\n3. Run the app\n\n"
@@ -193,6 +193,31 @@ async def test_a_removal_at_the_end_is_marked_on_the_last_line(root: Path, home:
         assert (hint.position.line, hint.position.character) == (4, len(last))
         assert hint.label == "− “(blank line)” +2 more"
         await marks_until(editor, path, set())  # nothing was added
+        state = await editor.state()
+        await editor.request(
+            "planMode/reject", {"approvalId": state["pendingApproval"]["approvalId"]}
+        )
+        await asyncio.wait_for(task, 5)
+
+
+async def test_an_agents_edit_under_review_is_marked_at_once(root: Path, home: Path) -> None:
+    """planMode/applyEdit of a plan under review: its marks come with it, no request needed."""
+    async with running_editor(
+        root, home, init_options={"sessionId": "main"}, caps=caps(inlay_hints=False)
+    ) as editor:
+        await editor.request("planMode/enter", {})
+        path, task = await pending_exit(editor, PLAN)
+        editor.open(path)
+        await marks_until(editor, path, set())
+        await agent_revises(editor, path, PLAN, PLAN.replace("Run it\n", "Run it twice\n"), "More")
+        await marks_until(
+            editor,
+            path,
+            {
+                (7, "revision-added", ADDED),
+                (7, "revision-removed", "Removed by the agent's revision: Run it"),
+            },
+        )
         state = await editor.state()
         await editor.request(
             "planMode/reject", {"approvalId": state["pendingApproval"]["approvalId"]}
