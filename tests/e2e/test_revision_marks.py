@@ -223,3 +223,33 @@ async def test_an_agents_edit_under_review_is_marked_at_once(root: Path, home: P
             "planMode/reject", {"approvalId": state["pendingApproval"]["approvalId"]}
         )
         await asyncio.wait_for(task, 5)
+
+
+async def test_the_agents_own_write_under_review_is_marked_at_once(root: Path, home: Path) -> None:
+    """Claude Code rewrites its plan with its own Write while it is under review: the buffer
+    follows the file, and the revision is recorded as the agent's and marked."""
+    async with running_editor(
+        root, home, init_options={"sessionId": "main"}, caps=caps(inlay_hints=True)
+    ) as editor:
+        await editor.request("planMode/enter", {})
+        path, task = await pending_exit(editor, PLAN)
+        editor.open(path)
+        decision = await editor.request(
+            "planMode/checkTool",
+            {"tool": "Write", "input": {"file_path": str(path), "content": REVISED}},
+        )
+        assert decision["behavior"] == "allow"
+        path.write_text(REVISED)
+        await editor.until(lambda: editor.buffers[path] == REVISED, 10)
+        added = {(3, "revision-added", ADDED), (4, "revision-added", ADDED)}
+        await marks_until(editor, path, added)
+        (hint,) = [h for h in await hints(editor, path) if str(h.label).startswith("−")]
+        assert (hint.position.line, hint.label) == (3, "− “2. Change the greeting” +1 more")
+        (revision,) = (await editor.request("planMode/listRevisions", {}))["revisions"][-1:]
+        assert (revision["author"], revision["reason"]) == ("agent", "changed outside the editor")
+        state = await editor.state()
+        assert state["pendingApproval"]["submittedPlan"] == REVISED
+        await editor.request(
+            "planMode/reject", {"approvalId": state["pendingApproval"]["approvalId"]}
+        )
+        await asyncio.wait_for(task, 5)

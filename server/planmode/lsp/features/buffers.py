@@ -326,24 +326,26 @@ async def bring(server: PlanModeServer, path: Path, new: str, label: str) -> boo
     return True
 
 
-async def follow_write(server: PlanModeServer, path: Path, text: str) -> None:
+async def follow_write(server: PlanModeServer, path: Path, text: str) -> bool:
     """The agent's own write of the plan ``path`` may run (checkTool allowed it): once the
     file holds ``text``, bring an unmodified open buffer along, as a change the server makes
     (:func:`change_plan`). A buffer with the user's unsaved typing is left to them: their text
-    stays the plan until they save it, and the agent's submission comes as an edit."""
+    stays the plan until they save it, and the agent's submission comes as an edit. Whether the
+    file was written."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + FOLLOW_WAIT
     while disk_text(path) != text:
         if loop.time() >= deadline or server.stopping:
-            return  # not written (refused in the agent's own prompt, or failed)
+            return False  # not written (refused in the agent's own prompt, or failed)
         await asyncio.sleep(0.05)
     buffers = server.get_feature(Buffers)
     document = buffers.document(path)
     if document is None or document.source == text:
-        return
+        return True
     if buffers.saved_texts.get(path) != document.source and path not in buffers.out_of_date:
-        return
+        return True
     await change_plan(server, path, text, "The agent's edit of the plan")
+    return True
 
 
 def register(server: PlanModeServer) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from planmode.agents.claude_code.adapter import ClaudeCodeCall
 from planmode.core.errors import PlanModeError
 from planmode.core.permissions import EDIT_TOOLS
 from planmode.core.session import Session
 from planmode.lsp import protocol
+from planmode.lsp.features import revisionmarks
 from planmode.lsp.features.agents import (
     agent_call,
     own_rules,
@@ -87,7 +89,14 @@ def follow_plan_write(server: PlanModeServer, params: CheckToolParams) -> None:
     too."""
     written = server.service.review.agent_write(params.tool, params.input)
     if written is not None and server.get_feature(Buffers).document(written[0]) is not None:
-        server.run_task(follow_write(server, *written))
+        server.run_task(follow(server, *written))
+
+
+async def follow(server: PlanModeServer, path: Path, text: str) -> None:
+    if await follow_write(server, path, text):
+        # A revision of a plan under review, recorded as the agent's, and marked at once.
+        server.service.observe(path)
+        revisionmarks.refresh(server, path)
 
 
 async def wait_for_plan_file(
