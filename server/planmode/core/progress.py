@@ -75,7 +75,7 @@ STEP_COVERED = 0.5
 # Bounds: a progress file may come from anywhere, and the memo of todos must not grow forever.
 MAX_PLAN_CHARS = 5_000_000
 # What is read of an approved plan for its steps and the files it names, and how many steps.
-MAX_READ_CHARS = 256_000
+MAX_READ_CHARS = 100_000
 MAX_STEPS = 1_000
 MAX_DRIFT = 10_000
 MAX_PATH = 4_096
