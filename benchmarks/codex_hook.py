@@ -117,4 +117,3 @@ async def codex_hook_cost(rounds: int, client: Callable[[Path], Any], server: li
         f"  ≤ {HOOK_TARGET}×  {'ok' if ok else 'MISSED'}"
     )
     return 0 if ok else 1
-
