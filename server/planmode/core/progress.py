@@ -31,9 +31,9 @@ is indexed once at approval (normalised step texts, their words, the files each 
 whole plan name), so a call does work in proportion to what it changes, and a ``TodoWrite``
 that repeats its list only looks at the todos whose text or status changed.
 
-**Bounds**: of an approved plan, the first :data:`MAX_READ_CHARS` characters (whole lines) are
-read for its steps, its verification and the files it names, and its first :data:`MAX_STEPS`
-steps are tracked; a file named only beyond that drifts. Real plans are far below both.
+**Bounds** (:mod:`planmode.core.steps`): of an approved plan, the first ``MAX_READ_CHARS``
+characters (whole lines) are read for its steps, its verification and the files it names, and
+its first ``MAX_STEPS`` steps are tracked; a file named only beyond that drifts.
 
 **Persistence**: :meth:`Progress.to_json` / :meth:`Progress.from_json` (the approved text
 is kept, the index rebuilt from it); :class:`ProgressStore` keeps one file per session in
@@ -74,9 +74,6 @@ TODO_COVERED = 0.8
 STEP_COVERED = 0.5
 # Bounds: a progress file may come from anywhere, and the memo of todos must not grow forever.
 MAX_PLAN_CHARS = 5_000_000
-# What is read of an approved plan for its steps and the files it names, and how many steps.
-MAX_READ_CHARS = 100_000
-MAX_STEPS = 1_000
 MAX_DRIFT = 10_000
 MAX_PATH = 4_096
 MAX_REMEMBERED_TODOS = 4_096
@@ -131,13 +128,9 @@ class PlanIndex:
 
     def __init__(self, text: str, root: Path) -> None:
         self.text = text
-        # Read up to a bound (module docstring): a multi-megabyte "plan" would hold up its
-        # approval for seconds, and tens of thousands of steps every notification after it.
-        read = (
-            text if len(text) <= MAX_READ_CHARS else text[: text.rfind("\n", 0, MAX_READ_CHARS) + 1]
-        )
+        read = steps.readable(text)
         parsed = steps.structure(read)
-        self.steps = parsed.steps[:MAX_STEPS]
+        self.steps = parsed.steps
         self.verification = parsed.verification
         self.by_text: dict[str, list[int]] = {}
         self.words: list[frozenset[str]] = []

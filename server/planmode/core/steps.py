@@ -45,6 +45,11 @@ name when it has a letter and a dot (``parser.py``, ``.gitignore``), is in a cod
 (```config```), or reads as a file name in prose (``LICENSE``, ``README``, ``Makefile``,
 ``Dockerfile``): the English word "config" in prose never names a file called ``config``.
 Matching is case-sensitive, as the file system is.
+
+**Bounds.** Of a plan, the first :data:`MAX_READ_CHARS` characters (whole lines) are read, and
+its first :data:`MAX_STEPS` steps kept: a multi-megabyte "plan" would hold up its approval for
+seconds, and tens of thousands of steps every notification after it. Real plans are far below
+both. Everything that reads steps (progress, the library's step count) reads them so.
 """
 
 from __future__ import annotations
@@ -313,10 +318,21 @@ def steps_section(parsed: Outline) -> Heading | None:
     return None
 
 
+MAX_READ_CHARS = 100_000
+MAX_STEPS = 1_000
+
+
+def readable(text: str) -> str:
+    """The part of a plan that is read: its first :data:`MAX_READ_CHARS`, whole lines."""
+    if len(text) <= MAX_READ_CHARS:
+        return text
+    return text[: text.rfind("\n", 0, MAX_READ_CHARS) + 1]
+
+
 def parse_steps(text: str) -> list[PlanStep]:
-    """The steps of a plan (the module's rules); ``index`` counts from 0."""
-    parsed = outline(text)
-    return _steps_of(parsed, steps_section(parsed))
+    """The steps of a plan (the module's rules, within its bounds); ``index`` counts from 0."""
+    parsed = outline(readable(text))
+    return _steps_of(parsed, steps_section(parsed))[:MAX_STEPS]
 
 
 def _steps_of(parsed: Outline, section: Heading | None) -> list[PlanStep]:
@@ -354,9 +370,11 @@ class PlanStructure:
 
 
 def structure(text: str) -> PlanStructure:
-    parsed = outline(text)
+    """The steps and verification of a plan, within its bounds."""
+    parsed = outline(readable(text))
     section = steps_section(parsed)
-    return PlanStructure(tuple(_steps_of(parsed, section)), _verification_of(parsed, section))
+    planned = _steps_of(parsed, section)[:MAX_STEPS]
+    return PlanStructure(tuple(planned), _verification_of(parsed, section))
 
 
 # -- matching text ---------------------------------------------------------------------------
