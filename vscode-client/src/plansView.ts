@@ -259,7 +259,7 @@ export class PlansView implements vscode.TreeDataProvider<Node>, vscode.Disposab
     this.changed.fire(undefined);
     await vscode.window.showTextDocument(vscode.Uri.file(result.planFilePath));
     void vscode.window.showInformationMessage(
-      `Plan ${target.plan.slug} taken up again: the agent is told at its next turn.`,
+      `Plan ${target.plan.slug} taken up again in ${vscode.workspace.asRelativePath(result.planFilePath)}: tell the agent to take it up; its next exit puts it under review.`,
     );
   }
 
