@@ -13,19 +13,11 @@ test("every client command is contributed and every contributed command is the c
 });
 
 test("the server's commands, registered once for every folder's server, are its COMMAND_* names", () => {
-  assert.deepEqual(
-    [...SERVER_COMMANDS].sort(),
-    [
-      protocol.COMMAND_APPROVE,
-      protocol.COMMAND_KEEP_HUNK,
-      protocol.COMMAND_REJECT,
-      protocol.COMMAND_SAVE_FOR_LATER,
-      protocol.COMMAND_UNDO_HUNK,
-      protocol.COMMAND_SET_STEP_STATUS,
-      protocol.COMMAND_ALLOW_FILE,
-      protocol.COMMAND_SHOW_PROGRESS,
-    ].sort(),
-  );
+  const named = Object.entries(protocol)
+    .filter(([name]) => name.startsWith("COMMAND_"))
+    .map(([, value]) => value as string);
+  assert.ok(named.includes(protocol.COMMAND_APPROVE));
+  assert.deepEqual([...SERVER_COMMANDS].sort(), named.sort());
 });
 
 test("client commands never take a server command's id (registered by servers/serverCommands.ts)", () => {
