@@ -91,6 +91,8 @@ def test_task_update_finds_the_nth_created_task_by_its_id() -> None:
         {"taskId": "3", "status": "completed"},  # never created
         {"taskId": "0", "status": "completed"},
         {"taskId": "abc", "status": "completed"},
+        {"taskId": "²", "status": "completed"},  # a digit to str.isdigit, not to int()
+        {"taskId": "1²", "status": "completed"},
         {"taskId": True, "status": "completed"},
         {"taskId": "1", "status": "deleted"},
         {"taskId": "1"},  # no status: owner, blockers …
@@ -110,6 +112,15 @@ def test_a_learned_id_reveals_tasks_created_before_the_ledger_watched() -> None:
     ]
     assert ledger.read("TaskUpdate", {"taskId": "2", "status": "completed"}) == []
     assert not ledger.learn("4", "Add cache")  # nothing new
+
+
+def test_an_id_of_digits_int_does_not_read_is_learned_as_a_name() -> None:
+    ledger = created("Add cache")
+    assert ledger.learn("²", "Add cache")
+    assert ledger.offset == 0
+    assert ledger.read("TaskUpdate", {"taskId": "²", "status": "completed"}) == [
+        TodoUpdate("Add cache", "done")
+    ]
 
 
 def test_learning_a_subject_never_seen_remembers_it() -> None:

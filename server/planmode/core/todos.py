@@ -81,6 +81,12 @@ def _task_id(raw: object) -> str | None:
     return None
 
 
+def _numbered(task_id: str) -> bool:
+    """An id of ASCII digits, as Claude Code numbers its tasks (``str.isdigit`` takes ``²``,
+    which ``int`` refuses: an agent's id must never crash checkTool)."""
+    return task_id.isascii() and task_id.isdigit()
+
+
 def todo_write_pairs(tool_input: Mapping[str, Any]) -> Iterator[tuple[str, StepStatus]]:
     """``(text, status)`` of each well-formed todo of a ``TodoWrite`` input."""
     todos = tool_input.get("todos")
@@ -136,7 +142,7 @@ class TaskLedger:
         """Where the task ``task_id`` is in ``subjects``; None when unknown."""
         if task_id in self.ids:
             return self.ids[task_id]
-        if not task_id.isdigit():
+        if not _numbered(task_id):
             return None
         position = int(task_id) - 1 - self.offset
         return position if 0 <= position < len(self.subjects) else None
@@ -157,7 +163,7 @@ class TaskLedger:
         if self.ids.get(known) == position:
             return False
         self.ids[known] = position
-        if known.isdigit():
+        if _numbered(known):
             self.offset = int(known) - 1 - position
         return True
 
