@@ -563,7 +563,7 @@ def test_the_store_keeps_progress_across_a_restart(progress: Progress, root: Pat
         ("{not json", "it is not JSON"),
         ("[]", "it is not a JSON object"),
         ("[" * 100_000, "it is not JSON"),
-        ('{"version": 1}', "its sessionId is not a string"),
+        ('{"version": 1}', "it is not signed"),
     ],
 )
 def test_the_store_ignores_a_bad_file_with_the_reason(
@@ -577,6 +577,56 @@ def test_the_store_ignores_a_bad_file_with_the_reason(
     assert loaded.reason is not None and reason in loaded.reason
     assert "saved progress of session 's-1' is not used" in loaded.reason
     assert (folder / "s-1.json").read_text() == content  # left alone
+
+
+def test_a_progress_the_server_did_not_write_is_refused(progress: Progress, root: Path) -> None:
+    # A cloned repository ships .claude/plan-mode/progress/s-1.json (force-added past the
+    # .gitignore): every step done by the user, a file allowed, exactly as to_json writes it.
+    for index in range(progress.total):
+        progress.set_step_status(index, "done")
+    progress.allow_path("src/backdoor.py")
+    folder = root / ".claude" / "plan-mode" / "progress"
+    folder.mkdir(parents=True)
+    planted = json.dumps(progress.to_json())
+    (folder / "s-1.json").write_text(planted)
+    loaded = ProgressStore(root).load("s-1")
+    assert loaded.progress is None
+    assert loaded.reason is not None and "not signed" in loaded.reason
+    (folder / "s-1.json").write_text(json.dumps({**progress.to_json(), "mac": "0" * 64}))
+    loaded = ProgressStore(root).load("s-1")
+    assert loaded.progress is None
+    assert loaded.reason is not None and "signature is not this user's" in loaded.reason
+    assert json.loads((folder / "s-1.json").read_text())["mac"] == "0" * 64  # left alone
+
+
+def test_a_saved_progress_changed_since_is_refused(progress: Progress, root: Path) -> None:
+    ProgressStore(root).save(worked(progress))
+    path = root / ".claude" / "plan-mode" / "progress" / "s-1.json"
+    data = json.loads(path.read_text())
+    data["allowed"] = [*data["allowed"], "src/backdoor.py"]
+    path.write_text(json.dumps(data))
+    assert ProgressStore(root).load("s-1").progress is None
+
+
+def test_a_saved_progress_is_good_only_in_its_own_workspace(
+    progress: Progress, root: Path, tmp_path: Path
+) -> None:
+    ProgressStore(root).save(worked(progress))
+    other = tmp_path / "other"
+    (other / ".claude" / "plan-mode" / "progress").mkdir(parents=True)
+    name = Path(".claude") / "plan-mode" / "progress" / "s-1.json"
+    (other / name).write_text((root / name).read_text())
+    assert ProgressStore(other).load("s-1").progress is None
+
+
+def test_a_task_list_the_server_did_not_write_is_refused(root: Path) -> None:
+    ledger = TaskLedger()
+    ledger.read("TaskCreate", {"subject": "Step 1"})
+    ProgressStore(root).save_tasks("s-1", ledger)
+    assert ProgressStore(root).load_tasks("s-1").subjects == ["Step 1"]
+    path = root / ".claude" / "plan-mode" / "progress" / "tasks" / "s-1.json"
+    path.write_text(json.dumps(ledger.to_json()))
+    assert ProgressStore(root).load_tasks("s-1").subjects == []
 
 
 def test_the_store_reads_no_file_through_a_symlink(

@@ -38,13 +38,17 @@ its first ``MAX_STEPS`` steps are tracked; a file named only beyond that drifts.
 **Persistence**: :meth:`Progress.to_json` / :meth:`Progress.from_json` (the approved text
 is kept, the index rebuilt from it); :class:`ProgressStore` keeps one file per session in
 ``<root>/.claude/plan-mode/progress/<sessionId>.json`` (never through a symlink,
-:mod:`planmode.core.state_dir`). What it reads is validated: a file that is not what this
-module writes is ignored with the reason, never a crash.
+:mod:`planmode.core.state_dir`), signed with the user's own key for the workspace (kept
+outside it): a file a repository ships, or one changed by hand, is never trusted. What it
+reads is validated: a file that is not what this module writes is ignored with the reason,
+never a crash.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -601,19 +605,58 @@ class ProgressStore:
     def __init__(self, root: Path | StatePlace) -> None:
         self.state = StatePlace.of(root, STATE)
         self.root = self.state.root
+        self._secret: bytes | None = None
 
     def _name(self, session_id: str) -> tuple[str, str]:
         if not SAFE_ID_RE.match(session_id):
             raise ValueError(f"sessionId {session_id!r} is not a safe file-name segment")
         return (self.FOLDER, f"{session_id}.json")
 
+    # A saved file is signed (``mac``: HMAC-SHA256 with the user's own key of the workspace,
+    # kept outside it, over the rest as canonical JSON): a progress or a task list a cloned
+    # repository ships, or another user wrote, is refused, so it cannot mark steps done,
+    # pre-allow files for drift or name another plan file.
+    KEY = "progress.key"
+
+    def _key(self) -> bytes:
+        if self._secret is None:
+            self._secret = self.state.user_key(self.KEY)
+        return self._secret
+
+    def _mac(self, data: Mapping[str, Any]) -> str:
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return hmac.new(
+            self._key(), canonical.encode("utf-8", "surrogatepass"), hashlib.sha256
+        ).hexdigest()
+
+    def _signed(self, data: dict[str, Any]) -> str:
+        return json.dumps({**data, "mac": self._mac(data)}, separators=(",", ":")) + "\n"
+
+    def _verified(self, text: str) -> object:
+        """The JSON of ``text`` without its ``mac``; UnreadableProgress when it is not
+        signed by this user's server for this workspace."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise UnreadableProgress("it is not a JSON object")
+        mac = data.pop("mac", None)
+        if not isinstance(mac, str):
+            raise UnreadableProgress("it is not signed (a file the server did not write)")
+        try:
+            expected = self._mac(data)
+        except OSError as exc:
+            raise UnreadableProgress(f"the user's key to check it is not there ({exc})") from exc
+        if not hmac.compare_digest(mac.encode("ascii", "replace"), expected.encode("ascii")):
+            raise UnreadableProgress(
+                "its signature is not this user's for this workspace (a file the server did "
+                "not write here, or changed since)"
+            )
+        return data
+
     def save(self, progress: Progress) -> None:
         # Saved on every change, on checkTool's path: atomic, but not fsync'd (a crash may
         # lose the last change, or leave a file the loader refuses and logs).
         self.state.write_atomic(
-            self._name(progress.session_id),
-            json.dumps(progress.to_json(), separators=(",", ":")) + "\n",
-            durable=False,
+            self._name(progress.session_id), self._signed(progress.to_json()), durable=False
         )
 
     def discard(self, session_id: str) -> None:
@@ -628,9 +671,7 @@ class ProgressStore:
     def save_tasks(self, session_id: str, tasks: TaskLedger) -> None:
         folder, name = self._name(session_id)
         self.state.write_atomic(
-            (folder, self.TASKS, name),
-            json.dumps(tasks.to_json(), separators=(",", ":")) + "\n",
-            durable=False,
+            (folder, self.TASKS, name), self._signed(tasks.to_json()), durable=False
         )
 
     def load_tasks(self, session_id: str) -> TaskLedger:
@@ -645,7 +686,7 @@ class ProgressStore:
             log.warning("the task list of session %r is not used: %s", session_id, exc)
             return TaskLedger()
         try:
-            return TaskLedger.from_json(json.loads(text))
+            return TaskLedger.from_json(self._verified(text))
         except (ValueError, RecursionError) as exc:
             log.warning("the task list of session %r is not used: %s", session_id, exc)
             return TaskLedger()
@@ -669,7 +710,9 @@ class ProgressStore:
         if len(text) > 4 * MAX_PLAN_CHARS:
             return self._refused(session_id, "it is too large")
         try:
-            data = json.loads(text)
+            data = self._verified(text)
+        except UnreadableProgress as exc:
+            return self._refused(session_id, str(exc))
         except (ValueError, RecursionError) as exc:
             return self._refused(session_id, f"it is not JSON ({exc})")
         try:

@@ -361,6 +361,35 @@ class StatePlace:
         base = self._fallback_base or user_state_directory()
         return Folder(base, ("workspaces", workspace_key(self.root), self.name), mode=0o700)
 
+    def user_key(self, name: str) -> bytes:
+        """A secret of this user for this workspace, ``<user state dir>/workspaces/<key>/
+        <name>`` (0600, 32 random bytes, made once): what signs a file of the workspace's
+        state that a repository must not be able to ship (a session's progress, §9). OSError
+        when it cannot be read or made."""
+        folder = Folder(self.fallback.base, self.fallback.parts[:-1], mode=0o700)
+        with folder.directory(create=True) as directory:
+            for _attempt in range(3):
+                try:
+                    fd = folder._open_file(directory, name, os.O_RDONLY, folder.file(name))
+                except FileNotFoundError:
+                    temporary, fd = folder._temporary(directory, name)
+                    try:
+                        os.write(fd, secrets.token_bytes(32))
+                        os.close(fd)
+                        # A link never replaces: two servers making it at once agree on one.
+                        with contextlib.suppress(FileExistsError):
+                            os.link(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+                    finally:
+                        with contextlib.suppress(OSError):
+                            os.unlink(temporary, dir_fd=directory)
+                    continue
+                with os.fdopen(fd, "rb") as stream:
+                    key = stream.read(64)
+                if len(key) == 32:
+                    return key
+                raise NotRegularFile(folder.file(name), "is not a key of 32 bytes")
+        raise OSError(f"{folder.file(name)} could not be made")
+
     def path(self, relative: str | Sequence[str]) -> Path:
         """Where ``relative`` is kept now."""
         names = _names(relative)
