@@ -324,6 +324,29 @@ async def test_drift_ask_and_deny_through_check_tool(root: Path, home: Path) -> 
         assert (root / "src" / "app.py").read_text() == "print('hello')\n"
         assert editor.applied_edits == []
 
+        # `changes` beside `documentChanges` is what an editor without documentChanges
+        # support applies: a drifting target there refuses the whole edit as well.
+        extra = root / "src" / "extra.py"
+        extra.write_text("x = 1\n")
+        insert = {
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "newText": "# hi\n",
+        }
+        edit = {
+            "documentChanges": [
+                {
+                    "textDocument": {"uri": (root / "src" / "app.py").as_uri(), "version": None},
+                    "edits": [insert],
+                }
+            ],
+            "changes": {extra.as_uri(): [insert]},
+        }
+        result = await editor.request("planMode/applyEdit", {"edit": edit})
+        assert result["applied"] is False
+        assert result["failureReason"].startswith("Not in the approved plan: src/extra.py.")
+        assert extra.read_text() == "x = 1\n"
+        assert editor.applied_edits == []
+
 
 async def test_apply_edit_counts_as_a_write(editor: Editor, root: Path) -> None:
     await approve_plan(editor)

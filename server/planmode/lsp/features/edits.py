@@ -156,13 +156,13 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
     if not operations:
         raise InvalidParams("planMode/applyEdit: field 'edit' contains no changes")
     service = server.service
+    # `changes` next to `documentChanges` is what an editor without documentChanges support
+    # applies: its targets are targets too, for plan mode and for drift.
+    checked = list(operations)
+    if workspace_edit.document_changes is not None and workspace_edit.changes:
+        checked += [edits.ChangeText(_path(uri), ()) for uri in workspace_edit.changes]
     if session.modes.mode == "plan":
         allowed = {service.plan_path(session, params.agent_id)}
-        # `changes` next to `documentChanges` is what an editor without documentChanges
-        # support applies: its targets are targets too.
-        checked = list(operations)
-        if workspace_edit.document_changes is not None and workspace_edit.changes:
-            checked += [edits.ChangeText(_path(uri), ()) for uri in workspace_edit.changes]
         outside = edits.first_outside(checked, allowed)
         if outside is not None:
             return ApplyEditResult(
@@ -176,7 +176,7 @@ async def apply_edit(server: PlanModeServer, params: ApplyEditParams) -> ApplyEd
     else:
         # Carrying out an approved plan: a target it never names drifts (docs/protocol.md
         # §12.2); under `ask` the user answers in the editor, under `deny` nothing changes.
-        targets = [str(path) for path in edits.targets(operations)]
+        targets = [str(path) for path in edits.targets(checked)]
         observed = service.executions.observe_edit(session, targets)
         found = observed.outcome if observed is not None else None
         if found is not None and (
