@@ -52,6 +52,25 @@ def test_what_drifts(scope: drift.DriftScope, raw: str, drifts: str | None) -> N
     assert drift.drifting(scope, MENTIONS, set(), raw) == drifts
 
 
+@pytest.mark.parametrize(
+    ("raw", "drifts"),
+    [
+        ("docs/other-plan.md", None),  # a plan of the plans directory
+        ("docs/api/handler.py", "docs/api/handler.py"),  # below it: no plan
+        ("docs/api/guide.md", "docs/api/guide.md"),
+        ("docs/run.sh", "docs/run.sh"),
+    ],
+)
+def test_only_the_plans_of_the_plans_directory_never_drift(
+    root: Path, raw: str, drifts: str | None
+) -> None:
+    # plansDirectory may come from a repository's .claude/settings.json: naming a folder of
+    # code (docs/ holding only *.md files at its top) must not make writes below it no drift.
+    plans = root / "docs"
+    scope = drift.DriftScope(root, plans / "bold-eagle.md", plans)
+    assert drift.drifting(scope, MENTIONS, set(), raw) == drifts
+
+
 def test_an_absolute_path_inside_the_root_drifts_by_its_relative_path(
     scope: drift.DriftScope, root: Path
 ) -> None:

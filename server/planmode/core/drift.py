@@ -4,8 +4,9 @@ docs/protocol.md §12.2. The rules, all pure:
 
 * **What is a write**: ``Write``, ``Edit``, ``MultiEdit`` (``file_path``), ``NotebookEdit``
   (``notebook_path``), and every target of a ``planMode/applyEdit`` (the caller passes them).
-* **What may drift**: a path inside the workspace root. The plan file itself, the plans
-  directory and everything outside the root never drift. A path is read as the agent spelled
+* **What may drift**: a path inside the workspace root. The plan file itself, the plans of
+  the plans directory (its ``*.md`` files; not a file below it, as ``plansDirectory`` may name
+  a folder with code below it) and everything outside the root never drift. A path is read as the agent spelled
   it (``~`` expanded, ``..`` folded, against the root); only a path that would drift is also
   read with its symlinks resolved, so a symlink into the plans directory or out of the
   workspace does not count as drift.
@@ -97,8 +98,10 @@ class DriftScope:
         if not path.startswith(self._root) or path == self._plan_file:
             return None
         plans = self._plans
-        if plans is not None and (path == plans or path.startswith(plans + os.sep)):
-            return None
+        if plans is not None and (
+            path == plans or (os.path.dirname(path) == plans and path.endswith(".md"))
+        ):
+            return None  # a plan: only the plans directory's own *.md, never a file below it
         relative = path[len(self._root) :]
         return relative if os.sep == "/" else relative.replace(os.sep, "/")
 
