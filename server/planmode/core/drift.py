@@ -6,10 +6,10 @@ docs/protocol.md §12.2. The rules, all pure:
   (``notebook_path``), and every target of a ``planMode/applyEdit`` (the caller passes them).
 * **What may drift**: a path inside the workspace root. The plan file itself, the plans of
   the plans directory (its ``*.md`` files; not a file below it, as ``plansDirectory`` may name
-  a folder with code below it) and everything outside the root never drift. A path is read as the agent spelled
-  it (``~`` expanded, ``..`` folded, against the root); only a path that would drift is also
-  read with its symlinks resolved, so a symlink into the plans directory or out of the
-  workspace does not count as drift.
+  a folder with code below it) and everything outside the root never drift. A path is read
+  as the agent spelled it (``~`` expanded, ``..`` folded, against the root); only a path that
+  would drift is also read with its symlinks resolved, so a symlink into the plans directory
+  or out of the workspace does not count as drift.
 * **Named**: the approved plan names the file by its path relative to the root or by its file
   name (:class:`planmode.core.steps.Mentions`); a file the user allowed for this plan
   ("widen the plan") counts as named.
