@@ -293,6 +293,9 @@ async def test_revision_text_opens_any_version(editor: Editor, root: Path) -> No
         ({"path": str(path), "id": 0}, "id"),
         ({"path": str(path)}, "id"),
         ({"path": str(path), "id": "one"}, "id"),
+        ({"path": str(path), "id": True}, "id"),  # not revision 1
+        ({"path": str(path), "id": "2"}, "id"),
+        ({"path": str(path), "id": 2.0}, "id"),
         ({"path": str(root / "README.md"), "id": 1}, "path"),
     ]:
         error = await editor.error("planMode/revisionText", params)

@@ -233,7 +233,8 @@ class RevisionsParams(Params):
 
 class RevisionTextParams(Params):
     path: str | None = None
-    id: int = Field(ge=1)
+    # Strict: true, "2" or 2.0 is no revision id (lax pydantic reads true as revision 1).
+    id: int = Field(ge=1, strict=True)
 
 
 class RevisionDiffParams(Params):
