@@ -212,3 +212,24 @@ def test_a_huge_plan_is_read_up_to_a_bound(root: Path) -> None:
     assert not tracked.observe_writes(["src/mod5.py"], "Write").drift
     late = tracked.observe_writes(["src/mod79999.py"], "Write")
     assert [entry.path for entry in late.drift] == ["src/mod79999.py"]
+
+
+def test_a_second_approval_starts_over_and_nothing_of_the_first_carries(
+    make_service: ServiceFactory,
+) -> None:
+    service = make_service(drift="deny")
+    session = approved(service)
+    service.executions.set_step_status(session, 0, "done")
+    service.executions.allow(session, "src/extra.py")
+    assert service.check_tool(session, "Write", {"file_path": "notes.txt"}).behavior == "deny"
+    approved(service)  # enters plan mode, submits, approved again
+    progress = service.executions.require(session)
+    assert [(s.status, s.source) for s in progress.steps] == [("pending", None)] * 2
+    assert progress.drift == [] and progress.allowed == set()
+    decision = service.check_tool(session, "Write", {"file_path": "src/extra.py"})
+    assert decision.behavior == "deny" and "src/extra.py" in (decision.message or "")
+    # A restarted server finds the second execution, not the first.
+    service.executions.flush()
+    again = make_service(drift="deny").executions.get("s1")
+    assert again is not None and again.approval_id == progress.approval_id
+    assert again.allowed == set() and [d.path for d in again.drift] == ["src/extra.py"]
