@@ -16,6 +16,7 @@ from planmode.core.errors import NoApprovedPlan
 from planmode.core.executions import ProgressEvent, current_lines
 from planmode.core.service import PlanModeService
 from planmode.core.session import Session
+from planmode.core.todos import MAX_LEDGER_CHARS, MAX_TEXT, TaskLedger
 from tests.unit.conftest import ServiceFactory
 
 PLAN = """# Plan
@@ -233,3 +234,35 @@ def test_a_second_approval_starts_over_and_nothing_of_the_first_carries(
     again = make_service(drift="deny").executions.get("s1")
     assert again is not None and again.approval_id == progress.approval_id
     assert again.allowed == set() and [d.path for d in again.drift] == ["src/extra.py"]
+
+
+def test_a_task_call_while_planning_writes_the_task_list_only_when_it_changed(
+    service: PlanModeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = service.require_session("s1")
+    service.enter(session)
+    saved: list[int] = []
+    real = service.executions.store.save_tasks
+    monkeypatch.setattr(
+        service.executions.store,
+        "save_tasks",
+        lambda session_id, ledger: saved.append(len(ledger.subjects)) or real(session_id, ledger),
+    )
+    service.check_tool(session, "TaskCreate", {"subject": "Add the cache"})
+    service.check_tool(session, "TaskUpdate", {"taskId": "1", "status": "in_progress"})
+    service.check_tool(session, "TaskUpdate", {"taskId": "9", "status": "completed"})
+    service.check_tool(session, "TaskCreate", {"subject": ""})
+    assert saved == [1]  # the updates and the malformed create changed no task list
+
+
+def test_the_task_list_is_bounded_in_what_it_keeps() -> None:
+    ledger = TaskLedger()
+    for _ in range(MAX_LEDGER_CHARS // MAX_TEXT):
+        ledger.read("TaskCreate", {"subject": "x" * MAX_TEXT})
+    assert ledger.read("TaskCreate", {"subject": "y" * MAX_TEXT}) == []
+    kept = len(ledger.subjects)
+    # Full for good: a short create after a refused one would take the refused one's id.
+    ledger.read("TaskCreate", {"subject": "z"})
+    assert len(ledger.subjects) == kept
+    assert sum(map(len, ledger.subjects)) <= MAX_LEDGER_CHARS
+    assert TaskLedger.from_json(ledger.to_json()).full

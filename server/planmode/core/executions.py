@@ -211,15 +211,17 @@ class Executions:
         executing = progress is not None and session.modes.mode != "plan"
         before = progress.complete if progress is not None else False
         changed = False
+        revision = ledger.revision
         for call in calls:
             if call.tool in TASK_TOOLS:
                 updates = ledger.read(call.tool, call.input)
                 if executing and progress is not None:
                     changed |= progress.apply_todos(updates)
         if not executing or progress is None:
-            # Rare (a todo list made while planning), and no progress event follows to
-            # flush it: saved now.
-            self._save_tasks(session.id)
+            # No progress event follows to flush it: saved now, when it changed (an update
+            # changes no task list; saving it each time would cost every call while planning).
+            if ledger.revision != revision:
+                self._save_tasks(session.id)
             return None
         if changed:
             self._changed(progress, completed=not before and progress.complete)

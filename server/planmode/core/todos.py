@@ -46,6 +46,8 @@ STATUS_WORDS: dict[str, StepStatus] = {
 # Bounds on what is remembered from an agent: a ledger is saved with the progress.
 MAX_TASKS = 10_000
 MAX_TEXT = 2_000
+# And on the text of all subjects: the list is saved on each change while the session plans.
+MAX_LEDGER_CHARS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,26 @@ class TaskLedger:
         self.subjects: list[str] = []
         self.ids: dict[str, int] = {}  # task id -> position in ``subjects``, once known
         self.offset = 0  # id n is position n - 1 - offset
+        # Past its bounds the list takes no more creates, for good: a later create kept after
+        # one refused would take the refused one's id.
+        self.full = False
+        self._chars = 0
+        # Counts the changes, so that a caller saves the list only when it changed.
+        self.revision = 0
+
+    def _remember(self, subject: str) -> bool:
+        """A new task at the end of the list, while it is within its bounds."""
+        if (
+            self.full
+            or len(self.subjects) >= MAX_TASKS
+            or (self._chars + len(subject) > MAX_LEDGER_CHARS)
+        ):
+            self.full = True
+            return False
+        self.subjects.append(subject)
+        self._chars += len(subject)
+        self.revision += 1
+        return True
 
     def read(self, tool: str, tool_input: Mapping[str, Any]) -> list[TodoUpdate]:
         """The updates a todo tool call makes (the module's rules); it remembers creates."""
@@ -119,8 +141,8 @@ class TaskLedger:
             return todo_write_updates(tool_input)
         if tool == TASK_CREATE:
             subject = _text(tool_input.get("subject"))
-            if subject is not None and len(self.subjects) < MAX_TASKS:
-                self.subjects.append(subject)
+            if subject is not None:
+                self._remember(subject)
             return []
         if tool == TASK_UPDATE:
             return self._update(tool_input)
@@ -130,8 +152,10 @@ class TaskLedger:
         task_id = _task_id(tool_input.get("taskId"))
         renamed = _text(tool_input.get("subject"))
         position = self.position(task_id) if task_id is not None else None
-        if position is not None and renamed is not None:
+        if position is not None and renamed is not None and self.subjects[position] != renamed:
+            self._chars += len(renamed) - len(self.subjects[position])
             self.subjects[position] = renamed
+            self.revision += 1
         subject = renamed or (self.subjects[position] if position is not None else None)
         status = status_of(tool_input.get("status"))
         if subject is None or status is None:
@@ -156,19 +180,24 @@ class TaskLedger:
         try:
             position = len(self.subjects) - 1 - self.subjects[::-1].index(text)
         except ValueError:
-            if len(self.subjects) >= MAX_TASKS:
+            if not self._remember(text):
                 return False
-            self.subjects.append(text)
             position = len(self.subjects) - 1
         if self.ids.get(known) == position:
             return False
         self.ids[known] = position
+        self.revision += 1
         if _numbered(known):
             self.offset = int(known) - 1 - position
         return True
 
     def to_json(self) -> dict[str, Any]:
-        return {"subjects": list(self.subjects), "ids": dict(self.ids), "offset": self.offset}
+        return {
+            "subjects": list(self.subjects),
+            "ids": dict(self.ids),
+            "offset": self.offset,
+            "full": self.full,
+        }
 
     @classmethod
     def from_json(cls, data: object) -> TaskLedger:
@@ -183,6 +212,13 @@ class TaskLedger:
             if not isinstance(subject, str) or len(subject) > MAX_TEXT:
                 raise ValueError("tasks.subjects holds something that is no subject")
         ledger.subjects = list(subjects)
+        ledger._chars = sum(map(len, subjects))
+        if ledger._chars > MAX_LEDGER_CHARS + MAX_TEXT * 8:  # renames may pass it a little
+            raise ValueError("tasks.subjects hold more text than a task list keeps")
+        full = data.get("full", False)
+        if not isinstance(full, bool):
+            raise ValueError("tasks.full is not true or false")
+        ledger.full = full
         ids = data.get("ids", {})
         if not isinstance(ids, Mapping):
             raise ValueError("tasks.ids is not an object")
