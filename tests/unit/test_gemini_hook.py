@@ -309,3 +309,21 @@ def test_a_held_exit_sees_the_user_s_esc(tmp_path: Path) -> None:
         stream.write(line(cancelled))
     assert watch()
     assert not transcript.Cancelled(None)()
+
+
+def test_an_ask_plan_mode_vouches_for_brings_gemini_s_dialog_outside_plan_mode() -> None:
+    call = hook.Call({"session_id": SESSION, "tool_name": "write_file"}, None)
+    message = "Not in the approved plan: notes.txt. The plan … never names this file. Allow?"
+    drift = {"behavior": "ask", "rule": "drift", "vouched": True, "message": message}
+    # After approval, with auto-accept edits: the dialog, not the rewrite that skips it.
+    assert hook.answer_tool(call, {**drift, "mode": "acceptEdits"}) == {
+        "decision": "ask",
+        "reason": message,
+        "systemMessage": message,
+    }
+    asked = hook.answer_tool(call, {**drift, "mode": "default"})
+    assert asked is not None and asked["decision"] == "ask"
+    # An ask of the user's own rules is Gemini's to make; plan mode's own asks nothing.
+    rules = {**drift, "rule": "settings.ask", "vouched": False, "mode": "default"}
+    assert hook.answer_tool(call, rules) is None
+    assert hook.answer_tool(call, {**drift, "mode": "plan"}) is None

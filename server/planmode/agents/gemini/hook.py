@@ -23,6 +23,9 @@ two to the server of the workspace, and prints an answer only where plan mode ha
   * an edit while the approved plan auto-accepts edits (the session is ``acceptEdits``; Gemini
     itself is in Default mode): rewritten with :data:`~.versions.ACCEPT_EDITS_KEY`, which that
     policy allows without asking;
+  * an ``ask`` it vouches for outside plan mode (a drift ``ask`` after approval):
+    ``{"decision": "ask"}``, which brings Gemini's dialog even in auto-edit mode, the reason
+    as its ``systemMessage``;
   * anything else: nothing, so Gemini's own policy and prompts decide.
 * ``BeforeTool`` of ``exit_plan_mode`` → ``planMode/exit`` (``permissionMode: plan``, the plan
   the call names in Gemini's plans directory): the call is held while the user reviews the plan
@@ -166,6 +169,10 @@ def _deny(reason: str) -> dict[str, Any]:
     return {"decision": "deny", "reason": reason}
 
 
+def _ask(message: str) -> dict[str, Any]:
+    return {"decision": "ask", "reason": message, "systemMessage": message}
+
+
 def _rewrite(tool_input: dict[str, Any]) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": tool_input}}
 
@@ -238,6 +245,11 @@ def answer_tool(call: Call, decision: dict[str, Any]) -> dict[str, Any] | None:
     call.note_mode(mode)
     if behavior == "deny" and vouched:
         return _deny(hookclient.text(decision, "message") or f"Denied by plan mode ({rule}).")
+    if behavior == "ask" and vouched and mode != "plan":
+        # Gemini's own dialog, in every mode, even where its policy (or planmode's accepted
+        # edits) would let the call run unasked: measured in
+        # docs/gemini.md, "After approval: progress and drift".
+        return _ask(hookclient.text(decision, "message") or f"Plan mode asks ({rule}).")
     planning_line = call.tool == SHELL_TOOL and mode == "plan" and rule == "plan.bash"
     if planning_line and behavior == "allow" and vouched:
         return _sandboxed(call, decision.get("sandbox"))
