@@ -123,3 +123,26 @@ def test_a_dropped_or_stale_record_is_not_handed_on(
     later = handoff.time.time() + handoff.MAX_AGE + 1
     monkeypatch.setattr(handoff.time, "time", lambda: later)
     assert handoff.take("s1", "Implement the plan.") is None
+
+
+def test_an_ask_plan_mode_vouches_for_is_refused_with_how_the_user_allows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from planmode.agents.codex import hook
+
+    asked = "Not in the approved plan: notes.txt. The plan (p.md) never names this file. Allow?"
+    decision = {"behavior": "ask", "rule": "drift", "vouched": True, "message": asked}
+    monkeypatch.setattr(hook, "check", lambda info, event, plans: decision)
+    refused = hook.pre_tool_use({}, {}, False)
+    assert refused is not None
+    output = refused["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"  # Codex takes no "ask" (docs/codex.md)
+    reason = output["permissionDecisionReason"]
+    assert reason.startswith(
+        "Not in the approved plan: notes.txt. The plan (p.md) never names this file. The drift "
+        "setting asks the user before such a write, and Codex cannot ask from its hook"
+    ), reason
+    assert "“Allow this file for this plan”" in reason and "Allow?" not in reason
+    # An ask of the user's own rules is Codex's to make.
+    decision.update(rule="settings.ask", vouched=False)
+    assert hook.pre_tool_use({}, {}, False) is None

@@ -408,3 +408,41 @@ def test_plan_exit_rejected_and_approved(place: dict[str, Path]) -> None:
     assert [e["permissionMode"] for e in exits] == ["plan", "plan"]
     assert exits[0]["opencode"]["sessionSlug"] == "calm-island"
     assert ("planMode/endSession", {"sessionId": "ses_a"}) in server.requests
+
+
+def test_an_ask_plan_mode_vouches_for_is_refused_with_how_the_user_allows_it(
+    place: dict[str, Path],
+) -> None:
+    from planmode.agents import hookclient
+
+    asked = "Not in the approved plan: notes.txt. The plan (p.md) never names this file. Allow?"
+
+    def decide(params: dict[str, Any]) -> dict[str, Any]:
+        if params["input"].get("filePath") == "notes.txt":
+            return {"behavior": "ask", "rule": "drift", "vouched": True, "message": asked}
+        return {"behavior": "ask", "rule": "settings.ask", "vouched": False, "message": "?"}
+
+    server = Server(place["dir"] / "agent.sock", checker(decide))
+    record(place, os.getpid(), place["dir"] / "agent.sock")
+    try:
+        results = run(
+            place,
+            [
+                session("ses_a", agent="build"),
+                agent("ses_a", "build"),
+                before("ses_a", "write", {"filePath": "notes.txt", "content": "x"}),
+                before("ses_a", "write", {"filePath": "src/app.py", "content": "x"}),
+            ],
+        )
+    finally:
+        server.close()
+    # The same words as every Python hook's refusal (agents/hookclient.py), OpenCode named.
+    told = hookclient.unasked(asked, "Codex").replace(
+        "Codex cannot ask from its hook", "OpenCode cannot ask from its plugin"
+    )
+    assert results[2] == {**results[2], "ok": False, "error": told}
+    assert told.startswith(
+        "Not in the approved plan: notes.txt. The plan (p.md) never names this file. The drift"
+    )
+    assert "Allow this file for this plan" in told and "Allow?" not in told
+    assert results[3]["ok"], results[3]  # the user's own rules: OpenCode's to ask

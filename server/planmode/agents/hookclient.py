@@ -137,6 +137,21 @@ def gone(root: str, pid: object) -> str:
     )
 
 
+def unasked(message: str, agent: str) -> str:
+    """The refusal of a call plan mode asks the user about (a drift ``ask``, vouched) by an
+    agent whose hook cannot bring its own prompt (docs/protocol.md §12.2): the server's reason
+    without its question to the user, and how the user lets the write through."""
+    head = message.strip()
+    if head.endswith("?") and ". " in head:
+        head = head[: head.rindex(". ") + 1]  # the question is the user's, not the model's
+    return (
+        f"{head} The drift setting asks the user before such a write, and {agent} cannot ask "
+        "from its hook, so it is refused: ask the user to allow this file for this plan in the "
+        "editor (“Allow this file for this plan”), then try again; or enter plan mode and "
+        "submit a plan that names it."
+    )
+
+
 class ServerGone(Exception):
     """The workspace's record names a server that is not there any more: it died."""
 

@@ -11,8 +11,9 @@ server of the workspace, and prints an answer only where plan mode has one (docs
   it, its ``cwd``). While planning, a deny by plan mode's own rules is printed with its reason
   (the model reads ``Command blocked by PreToolUse hook: <reason>``), and an allowed Bash
   line is rewritten to run in the OS sandbox the answer names (``allow`` with
-  ``updatedInput``: Codex takes no plain ``allow``). Anything else prints nothing: Codex's own
-  rules decide.
+  ``updatedInput``: Codex takes no plain ``allow``). A vouched ``ask`` (a drift ``ask`` after
+  approval) is refused with how the user allows the file: Codex's PreToolUse takes no ``ask``.
+  Anything else prints nothing: Codex's own rules decide.
 * ``PermissionRequest`` (Codex would ask the user) → ``planMode/checkTool`` outside Plan mode:
   a command an approved plan's granted prompt covers is allowed; anything else is left to the
   user's answer.
@@ -110,6 +111,10 @@ def pre_tool_use(
         return None  # Codex's own rules decide
     if decision["behavior"] == "deny":
         return _deny(hookclient.text(decision, "message") or "Denied by plan mode")
+    if decision["behavior"] == "ask":
+        # Codex takes no "ask" from PreToolUse (it fails open) and asks nothing of an edit
+        # in its default sandbox: refused, with how the user allows it (docs/codex.md).
+        return _deny(hookclient.unasked(hookclient.text(decision, "message") or "", "Codex"))
     sandbox = decision.get("sandbox")
     if (
         decision["behavior"] == "allow"

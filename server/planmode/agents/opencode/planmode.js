@@ -8,7 +8,9 @@
 //                        call plan mode refuses is refused with plan mode's reason (thrown: the
 //                        model reads it verbatim); an allowed planning bash call is marked for
 //                        planmode's shell (shell.env), or rewritten into the sandbox where
-//                        OpenCode's shell is not planmode's. Anything else: OpenCode decides.
+//                        OpenCode's shell is not planmode's. A drift ask after approval is
+//                        refused too, with how the user allows the file (no plugin hook
+//                        brings OpenCode's question). Anything else: OpenCode decides.
 //                        plan_exit -> planMode/exit, held until the user decides in the editor:
 //                        rejected, the model reads the rejection (thrown); approved, plan_exit
 //                        runs, its question is answered Yes, the model reads the approved plan.
@@ -257,6 +259,18 @@ function quote(word) {
   return `'${word.replaceAll("'", "'\\''")}'`
 }
 
+// The refusal of a call plan mode asks the user about, as agents/hookclient.py's unasked().
+function unasked(message) {
+  let head = message.trim()
+  if (head.endsWith("?") && head.includes(". ")) head = head.slice(0, head.lastIndexOf(". ") + 1)
+  return (
+    `${head} The drift setting asks the user before such a write, and OpenCode cannot ask ` +
+    "from its plugin, so it is refused: ask the user to allow this file for this plan in the " +
+    "editor (“Allow this file for this plan”), then try again; or enter plan mode and submit " +
+    "a plan that names it."
+  )
+}
+
 function why(error) {
   return error instanceof Error ? error.message : String(error)
 }
@@ -378,6 +392,11 @@ export const PlanMode = async (input) => {
     const vouched = decision.vouched ?? rule.startsWith("plan.")
     if (decision.behavior === "deny" && vouched === true) {
       throw new Error(decision.message || "Denied by plan mode.")
+    }
+    if (decision.behavior === "ask" && vouched === true) {
+      // A drift ask: no plugin hook brings OpenCode's own question (permission.ask is never
+      // called), so the call is refused with how the user allows it (docs/opencode.md).
+      throw new Error(unasked(decision.message || ""))
     }
     const sandbox = decision.sandbox
     if (tool === "bash" && decision.behavior !== "deny" && sandbox && typeof sandbox === "object") {
