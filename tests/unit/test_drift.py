@@ -55,18 +55,18 @@ def test_what_drifts(scope: drift.DriftScope, raw: str, drifts: str | None) -> N
 @pytest.mark.parametrize(
     ("raw", "drifts"),
     [
-        ("docs/other-plan.md", None),  # a plan of the plans directory
-        ("docs/api/handler.py", "docs/api/handler.py"),  # below it: no plan
-        ("docs/api/guide.md", "docs/api/guide.md"),
-        ("docs/run.sh", "docs/run.sh"),
+        ("notes/other-plan.md", None),  # a plan of the plans directory
+        ("notes/api/handler.py", "notes/api/handler.py"),  # below it: no plan
+        ("notes/api/guide.md", "notes/api/guide.md"),
+        ("notes/run.sh", "notes/run.sh"),
     ],
 )
 def test_only_the_plans_of_the_plans_directory_never_drift(
     root: Path, raw: str, drifts: str | None
 ) -> None:
     # plansDirectory may come from a repository's .claude/settings.json: naming a folder of
-    # code (docs/ holding only *.md files at its top) must not make writes below it no drift.
-    plans = root / "docs"
+    # code (notes/ holding only *.md files at its top) must not make writes below it no drift.
+    plans = root / "notes"
     scope = drift.DriftScope(root, plans / "bold-eagle.md", plans)
     assert drift.drifting(scope, MENTIONS, set(), raw) == drifts
 
