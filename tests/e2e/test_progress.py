@@ -536,3 +536,36 @@ async def test_planmode_progress_shows_the_plan_approved_last(editor: Editor, ro
     assert lines[-1] == "Older plans still carried out (planmode progress --session ID): main"
     listed = json.loads((await in_thread(run, ["progress", "--json"], "", root)).stdout)
     assert [p["sessionId"] for p in listed["progress"]] == ["main", "second"]
+
+
+async def test_a_mark_or_allow_offered_for_an_earlier_plan_changes_nothing(
+    editor: Editor, root: Path
+) -> None:
+    path = await approve_plan(editor)
+    editor.open(path, PLAN)
+    await check(editor, "Write", {"file_path": "notes.txt", "content": "x"})
+    offered = {a.title: a for a in await editor.code_actions(path, 5, 5)}
+    mark, allow = offered["Mark step done"], offered["Allow notes.txt for this plan"]
+    first = await editor.request("planMode/getProgress", {})
+    assert mark.command is not None and allow.command is not None
+    assert list(mark.command.arguments or []) == [
+        {"index": 2, "status": "done", "sessionId": "main", "approvalId": first["approvalId"]}
+    ]
+
+    # The agent plans again, and a plan with other steps is approved before the user picks.
+    second_plan = PLAN.replace("Update the README", "Remove the old greeting")
+    editor.change(path, second_plan)
+    await approve_plan(editor, second_plan)
+    before = await editor.request("planMode/getProgress", {})
+    assert before["approvalId"] != first["approvalId"]
+    for command in (mark.command, allow.command):
+        with pytest.raises(JsonRpcException) as raised:
+            await editor.execute(command.command, list(command.arguments or []))
+        assert raised.value.code == -32602 and "'approvalId'" in raised.value.message
+    assert await editor.request("planMode/getProgress", {}) == before
+    # The request with the approval carried out now is taken.
+    marked = await editor.request(
+        "planMode/setStepStatus",
+        {"index": 2, "status": "done", "approvalId": before["approvalId"]},
+    )
+    assert statuses(marked)[2] == ("done", "user")

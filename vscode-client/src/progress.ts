@@ -155,7 +155,12 @@ export class ProgressMarks implements vscode.Disposable {
     index: number,
     status: StepStatus,
   ): Promise<void> {
-    const params: SetStepStatusParams = { index, status, sessionId: progress.sessionId };
+    const params: SetStepStatusParams = {
+      index,
+      status,
+      sessionId: progress.sessionId,
+      approvalId: progress.approvalId,
+    };
     const result = await server.request<Progress>(SET_STEP_STATUS, params);
     if (result !== undefined) server.updateProgress(result);
   }

@@ -47,6 +47,8 @@ export interface SetStepStatusParams {
   index: number;
   status: StepStatus;
   sessionId?: string;
+  /** The approval whose steps the user picked from: a mark for an earlier plan is refused. */
+  approvalId?: string;
 }
 
 /** How each status reads: the mark beside the step, and its name. */

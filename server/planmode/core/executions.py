@@ -33,7 +33,7 @@ from pathlib import Path
 
 from planmode.core import drift, linediff
 from planmode.core.agents import ToolCall
-from planmode.core.errors import NoApprovedPlan
+from planmode.core.errors import InvalidParams, NoApprovedPlan
 from planmode.core.lines import lsp_lines
 from planmode.core.plans import SAFE_ID_RE
 from planmode.core.progress import DriftEntry, Observation, Progress, ProgressStore
@@ -255,17 +255,30 @@ class Executions:
             self._changed(progress, observation.drift, not before and progress.complete)
         return observation
 
-    def set_step_status(self, session: Session, index: object, status: object) -> Progress:
-        """The user's own mark (-32602 naming the field for a bad one, nothing changed)."""
+    def require_approval(self, session: Session, approval_id: str | None) -> Progress:
+        """:meth:`require`, and, when the caller names the approval it saw, that one: a mark
+        or an allow chosen for an earlier plan of the session is -32602 naming approvalId."""
         progress = self.require(session)
+        if approval_id is not None and approval_id != progress.approval_id:
+            raise InvalidParams(
+                f"field 'approvalId': {approval_id!r} is not the plan session {session.id} "
+                f"carries out now ({progress.approval_id}): it was approved again since"
+            )
+        return progress
+
+    def set_step_status(
+        self, session: Session, index: object, status: object, approval_id: str | None = None
+    ) -> Progress:
+        """The user's own mark (-32602 naming the field for a bad one, nothing changed)."""
+        progress = self.require_approval(session, approval_id)
         before = progress.complete
         if progress.set_step_status(index, status):
             self._changed(progress, completed=not before and progress.complete)
         return progress
 
-    def allow(self, session: Session, path: str) -> Progress:
+    def allow(self, session: Session, path: str, approval_id: str | None = None) -> Progress:
         """The user widens the session's plan: ``path`` drifts no more."""
-        progress = self.require(session)
+        progress = self.require_approval(session, approval_id)
         if progress.allow_path(path):
             self._changed(progress)
         return progress

@@ -255,10 +255,14 @@ class SetStepStatusParams(Params):
     # Checked by core (core/progress.py): an unknown index or status is -32602 naming it.
     index: Any
     status: Any
+    # The approval whose steps the user saw (our code actions send it): a mark chosen for an
+    # earlier plan is -32602, not a mark of the new plan's step of that index.
+    approval_id: str | None = Field(default=None, min_length=1, max_length=128)
 
 
 class AllowFileParams(Params):
     path: str = Field(min_length=1, max_length=4096)
+    approval_id: str | None = Field(default=None, min_length=1, max_length=128)
 
 
 class ResumeParams(Params):

@@ -297,7 +297,12 @@ def actions(server: PlanModeServer, path: Path, requested: types.Range) -> list[
                             title=f"Mark step {word}",
                             command=protocol.COMMAND_SET_STEP_STATUS,
                             arguments=[
-                                {"index": step.index, "status": status, "sessionId": session}
+                                {
+                                    "index": step.index,
+                                    "status": status,
+                                    "sessionId": session,
+                                    "approvalId": progress.approval_id,
+                                }
                             ],
                         )
                     )
@@ -306,7 +311,13 @@ def actions(server: PlanModeServer, path: Path, requested: types.Range) -> list[
                 types.Command(
                     title=f"Allow {entry.path} for this plan",
                     command=protocol.COMMAND_ALLOW_FILE,
-                    arguments=[{"path": entry.path, "sessionId": session}],
+                    arguments=[
+                        {
+                            "path": entry.path,
+                            "sessionId": session,
+                            "approvalId": progress.approval_id,
+                        }
+                    ],
                 )
             )
     return found
@@ -328,13 +339,16 @@ def list_progress(server: PlanModeServer, params: ListProgressParams) -> ListPro
 
 def set_step_status(server: PlanModeServer, params: SetStepStatusParams) -> Progress:
     session = session_for(server, params)
-    changed = server.service.executions.set_step_status(session, params.index, params.status)
+    changed = server.service.executions.set_step_status(
+        session, params.index, params.status, params.approval_id
+    )
     return Progress.model_validate(changed)
 
 
 def allow_file(server: PlanModeServer, params: AllowFileParams) -> Progress:
     session = session_for(server, params)
-    return Progress.model_validate(server.service.executions.allow(session, params.path))
+    allowed = server.service.executions.allow(session, params.path, params.approval_id)
+    return Progress.model_validate(allowed)
 
 
 def show_progress(server: PlanModeServer, params: GetProgressParams) -> Progress:
