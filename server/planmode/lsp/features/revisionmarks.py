@@ -31,13 +31,24 @@ from planmode.lsp.server import Feature, PlanModeServer
 ADDED_CODE = protocol.DIAGNOSTIC_REVISION_ADDED
 REMOVED_CODE = protocol.DIAGNOSTIC_REVISION_REMOVED
 ADDED_MESSAGE = "Added by the agent's revision (Keep or Undo it from the code actions)"
-# How much of the removed text the ghost text shows; the tooltip has all of it.
+# How much of the removed text the ghost text shows; the tooltip has the rest.
 LABEL_WIDTH = 60
+# Bounds, for a revision of a huge plan (every refresh sends them all): the removed lines a
+# tooltip or message shows, and the added lines marked in one plan.
+MAX_REMOVED_SHOWN = 200
+MAX_MARKED_LINES = 1_000
 
 
 def removed_text(hunk: Hunk) -> list[str]:
     """The lines the hunk removed, without their line ends."""
     return [line.rstrip("\r\n") for line in hunk.old_lines]
+
+
+def removed_shown(hunk: Hunk) -> list[str]:
+    """The removed lines a tooltip or message shows: the first ones, and how many more."""
+    shown = removed_text(hunk)[:MAX_REMOVED_SHOWN]
+    rest = len(hunk.old_lines) - len(shown)
+    return [*shown, f"… {rest} more lines"] if rest > 0 else shown
 
 
 def label(hunk: Hunk) -> str:
@@ -77,7 +88,7 @@ class RevisionMarks(Feature):
                 types.InlayHint(
                     position=position,
                     label=label(hunk),
-                    tooltip="Removed by the agent's revision:\n" + "\n".join(removed_text(hunk)),
+                    tooltip="Removed by the agent's revision:\n" + "\n".join(removed_shown(hunk)),
                     padding_right=True,
                 )
             )
@@ -87,13 +98,16 @@ class RevisionMarks(Feature):
         lines = lsp_lines(text)
         found = []
         ghost_text = inlayhints.supported(server)
+        marked = 0
         for hunk in server.service.review.unreviewed(path, text):
-            for line in range(hunk.start, min(hunk.start + len(hunk.new_lines), len(lines))):
+            end = min(hunk.start + len(hunk.new_lines), len(lines))
+            for line in range(hunk.start, min(end, hunk.start + MAX_MARKED_LINES - marked)):
                 found.append(mark(line, len(lines[line]), ADDED_MESSAGE, ADDED_CODE))
+                marked += 1
             if hunk.old_lines and not ghost_text:
                 position = anchor(hunk, lines)
                 end = len(lines[position.line]) if position.line < len(lines) else 0
-                message = "Removed by the agent's revision: " + " ⏎ ".join(removed_text(hunk))
+                message = "Removed by the agent's revision: " + " ⏎ ".join(removed_shown(hunk))
                 found.append(mark(position.line, end, message, REMOVED_CODE))
         return found
 
