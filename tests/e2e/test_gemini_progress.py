@@ -1,7 +1,7 @@
 """After approval in the real Gemini CLI: the model's ``write_todos`` fills in the approved
 plan's steps in the editor, and a write outside the plan is asked about in Gemini's own dialog
-(``drift: ask``, in Gemini's auto-edit mode too) or refused (``drift: deny``) — docs/gemini.md,
-"After approval: progress and drift"; docs/protocol.md §12.1–§12.2.
+(``drift: ask``, in Gemini's auto-edit and YOLO modes too) or refused (``drift: deny``) —
+docs/gemini.md, "After approval: progress and drift"; docs/protocol.md §12.1–§12.2.
 
 Gemini CLI offers ``write_todos`` to Gemini 2 models only (not to the 3.x default, by its code):
 the session runs ``-m gemini-2.5-flash``, which the fake API serves like any other.
@@ -146,7 +146,8 @@ async def carry_out(agent: Agent, editor: Editor, root: Path, started: float) ->
 
     # The same in Gemini's own auto-edit mode (Shift+Tab from Default): still asked.
     agent.say("Left.")
-    await asyncio.to_thread(agent.cli.wait_ready, 10)
+    shown = await asyncio.to_thread(agent.cli.wait_ready, 10)
+    assert "auto-accept edits" not in shown, shown  # Default, as the approval left it
     agent.cli.keys("BTab")
     await asyncio.to_thread(agent.cli.wait_screen, r"(?i)auto-accept edits", 10, True)
     await agent.prompt("Go on")
@@ -156,10 +157,26 @@ async def carry_out(agent: Agent, editor: Editor, root: Path, started: float) ->
     await agent.prompt("Leave that too")
     assert not auto.exists()
 
+    # And in YOLO (Ctrl+Y), where Gemini asks nothing else; the hook's reason is the dialog's
+    # text. This time the user allows it once: the write runs.
+    agent.say("Left.")
+    await asyncio.to_thread(agent.cli.wait_ready, 10)
+    agent.cli.keys("C-y")
+    await asyncio.to_thread(agent.cli.wait_screen, r"YOLO", 10, True)
+    await agent.prompt("Go on")
+    yolo = root / "yolo.txt"
+    agent.api.reply(function_call("write_file", {"file_path": str(yolo), "content": "x\n"}))
+    screen = await asyncio.to_thread(agent.cli.wait_screen, r"Apply this change\?", 20, True)
+    assert "Not in the approved plan: yolo.txt" in screen, screen
+    agent.cli.keys("Enter")  # 1. Allow once
+    allowed = (await agent.turn()).result("write_file")
+    assert "Successfully created" in allowed["output"], allowed
+    assert yolo.read_text() == "x\n"
+
     # deny: refused with the reason, nothing written; a file the plan names still writes.
     editor.reconfigure({"drift": "deny"})
     await asyncio.sleep(1.0)
-    agent.say("Left.")
+    agent.say("Done.")
     await agent.prompt("Try once more")
     denied = root / "denied.txt"
     refused = await agent.call("write_file", {"file_path": str(denied), "content": "x\n"})
@@ -176,6 +193,7 @@ async def carry_out(agent: Agent, editor: Editor, root: Path, started: float) ->
         "notes.txt",
         "asked.txt",
         "auto.txt",
+        "yolo.txt",
         "denied.txt",
     ]
     assert time.monotonic() - started < 60

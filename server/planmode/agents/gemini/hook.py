@@ -24,8 +24,8 @@ two to the server of the workspace, and prints an answer only where plan mode ha
     itself is in Default mode): rewritten with :data:`~.versions.ACCEPT_EDITS_KEY`, which that
     policy allows without asking;
   * an ``ask`` it vouches for outside plan mode (a drift ``ask`` after approval):
-    ``{"decision": "ask"}``, which brings Gemini's dialog even in auto-edit mode, the reason
-    as its ``systemMessage``;
+    ``{"decision": "ask"}``, which brings Gemini's dialog in every mode (auto-edit and YOLO
+    too), the reason as its text;
   * anything else: nothing, so Gemini's own policy and prompts decide.
 * ``BeforeTool`` of ``exit_plan_mode`` → ``planMode/exit`` (``permissionMode: plan``, the plan
   the call names in Gemini's plans directory): the call is held while the user reviews the plan
