@@ -569,3 +569,16 @@ async def test_a_mark_or_allow_offered_for_an_earlier_plan_changes_nothing(
         {"index": 2, "status": "done", "approvalId": before["approvalId"]},
     )
     assert statuses(marked)[2] == ("done", "user")
+
+
+async def test_many_files_outside_the_plan_are_not_a_message_each(editor: Editor) -> None:
+    await approve_plan(editor)
+    for n in range(12):
+        await check(editor, "Write", {"file_path": f"gen/file{n}.py", "content": "x"})
+    progress = await editor.request("planMode/getProgress", {})
+    assert len(progress["drift"]) == 12  # every one recorded, shown on the plan
+    await editor.message_until(lambda m: "more files written outside the plan" in m)
+    await editor.settle()
+    told = [m for m in editor.messages() if m.startswith("Not in the approved plan:")]
+    assert len(told) == 5, told
+    assert len([m for m in editor.messages() if "more files written outside" in m]) == 1

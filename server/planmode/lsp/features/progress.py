@@ -58,6 +58,9 @@ DRIFT_CODE = "drift"
 STEP_CODE = "step"
 # Seconds from a change to the save of its progress file and the refresh of the plan's marks.
 SETTLE = 0.2
+# Files outside the plan told one by one, per execution; the rest are shown on the plan only
+# (an agent that generates hundreds of files must not bring as many messages).
+MAX_TOLD = 5
 
 
 class ProgressFeature(Feature):
@@ -72,6 +75,8 @@ class ProgressFeature(Feature):
         # of tool calls costs one of each.
         self.unrefreshed: set[Path] = set()
         self.settling: asyncio.TimerHandle | None = None
+        # Approval id -> the drifting files told of its execution.
+        self.told: dict[str, int] = {}
 
     def service_started(self, service: PlanModeService) -> None:
         service.executions.save_later = True
@@ -109,6 +114,12 @@ class ProgressFeature(Feature):
             if event.progress is None:
                 continue
             for entry in event.drift:
+                approval = event.progress.approval_id
+                count = self.told[approval] = self.told.get(approval, 0) + 1
+                if count > MAX_TOLD:
+                    if count == MAX_TOLD + 1:
+                        server.show_message(too_many_message(event.progress))
+                    continue
                 if loop is None:
                     text = drift.warning_message(entry.path, entry.tool, event.progress.plan_file)
                     server.show_message(text)
@@ -171,6 +182,14 @@ def unallowed_drift(progress: core.Progress) -> list[core.DriftEntry]:
 
 
 # -- what the editor is told ---------------------------------------------------------------
+def too_many_message(progress: core.Progress) -> str:
+    return (
+        f"Still more files are written outside the approved plan ({progress.plan_file.name}): "
+        "more files written outside the plan are shown on the plan itself (its diagnostics "
+        "and its lens) and by planmode progress, no longer told one by one."
+    )
+
+
 async def tell_drift(
     server: PlanModeServer, progress: core.Progress, entry: core.DriftEntry
 ) -> None:
