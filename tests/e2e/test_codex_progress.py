@@ -114,6 +114,11 @@ async def carry_out(model: Model, editor: Editor, root: Path, started: float) ->
     assert asked.startswith(f"{BLOCKED}Not in the approved plan: asked.txt"), asked
     assert "Allow this file for this plan" in asked and "Allow this write anyway" not in asked
     assert not (root / "asked.txt").exists()
+    # The user does what the model is told to ask for: allows the file; the retry applies.
+    await editor.execute("planMode.allowFile", [{"path": "asked.txt", "sessionId": session}])
+    retried = await model.call(adding("asked.txt"))
+    assert "Success" in retried.output(), retried.output()
+    assert (root / "asked.txt").exists()
 
     # deny: refused with the reason, nothing written; a file the plan names still writes.
     editor.reconfigure({"drift": "deny"})

@@ -99,6 +99,11 @@ async def carry_out(agent: Agent, editor: Editor, root: Path) -> None:
     assert asked.startswith("Not in the approved plan: asked.txt"), asked
     assert "Allow this file for this plan" in asked and "Allow this write anyway" not in asked
     assert not (root / "asked.txt").exists()
+    # The user does what the model is told to ask for: allows the file; the retry writes it.
+    await editor.execute("planMode.allowFile", [{"path": "asked.txt", "sessionId": session}])
+    retried = await agent.call("write", {"filePath": str(root / "asked.txt"), "content": "x\n"})
+    assert "Wrote file successfully" in retried, retried
+    assert (root / "asked.txt").exists()
 
     # deny: refused with the reason, nothing written; a file the plan names still writes.
     editor.reconfigure({"drift": "deny"})
