@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +47,8 @@ def run(verb: ServerVerb, args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(exc.result, indent=2))
         else:
-            print("\n".join([exc.what, *(f"  {line}" for line in exc.choices)]), file=sys.stderr)
+            text = "\n".join([exc.what, *(f"  {line}" for line in exc.choices)])
+            print(_printable(text), file=sys.stderr)
         return EXIT_CHOOSE
     except NoServer as exc:
         print(
@@ -54,7 +56,7 @@ def run(verb: ServerVerb, args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     except RpcError as exc:
-        print(f"planmode: {exc.message} (error {exc.code})", file=sys.stderr)
+        print(_printable(f"planmode: {exc.message} (error {exc.code})"), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         # The reader left early (`planmode plans | head -1`): nothing more to tell it, and no
@@ -62,7 +64,7 @@ def run(verb: ServerVerb, args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except (OSError, ValueError) as exc:
-        print(f"planmode: {exc}", file=sys.stderr)
+        print(_printable(f"planmode: {exc}"), file=sys.stderr)
         return EXIT_ERROR
 
 
@@ -357,8 +359,18 @@ def _hunk_params(conn: Connection, args: argparse.Namespace) -> dict[str, Any]:
     return _params(args, path=hunk["path"], hunkId=hunk["hunkId"])
 
 
+# What a terminal would act on rather than show (escape sequences, bidi overrides): the texts
+# printed come from agents and repositories (a path an agent wrote, a library record).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _printable(text: str) -> str:
+    """``text`` with each control character spelled out (``\\x1b``), lines and tabs kept."""
+    return _CONTROL.sub(lambda found: repr(found.group())[1:-1], text)
+
+
 def _show(args: argparse.Namespace, result: Any, human: str) -> None:
-    print(json.dumps(result, indent=2) if args.json else human)
+    print(json.dumps(result, indent=2) if args.json else _printable(human))
 
 
 def _state_text(state: dict[str, Any]) -> str:

@@ -483,6 +483,13 @@ async def test_planmode_progress_in_a_terminal(editor: Editor, root: Path) -> No
     as_json = await in_thread(run, ["progress", "--session", "main", "--json"], "", root)
     assert json.loads(as_json.stdout) == await editor.request("planMode/getProgress", {})
 
+    # The agent names what it writes: control characters in a path (a terminal's escape
+    # sequences: retitle the window, clear the screen) are shown, never sent to the terminal.
+    await check(editor, "Write", {"file_path": "\x1b]0;pwned\x07\x1b[2Jx.txt", "content": "x"})
+    shown = await in_thread(run, ["progress"], "", root)
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+    assert "  ! \\x1b]0;pwned\\x07\\x1b[2Jx.txt (Write, " in shown.stdout
+
 
 async def test_apply_edit_under_ask_asks_the_user_in_the_editor(root: Path, home: Path) -> None:
     async with running_editor(
