@@ -589,3 +589,27 @@ async def test_many_files_outside_the_plan_are_not_a_message_each(editor: Editor
     told = [m for m in editor.messages() if m.startswith("Not in the approved plan:")]
     assert len(told) == 5, told
     assert len([m for m in editor.messages() if "more files written outside" in m]) == 1
+
+
+async def test_many_files_outside_the_plan_are_a_bounded_number_of_diagnostics(
+    editor: Editor,
+) -> None:
+    path = await approve_plan(editor)
+    editor.open(path, PLAN)
+    for n in range(30):
+        await check(editor, "Write", {"file_path": f"gen/file{n}.py", "content": "x"})
+
+    def drift_marks() -> list[types.Diagnostic]:
+        found = editor.client.diagnostics.get(path.as_uri(), [])
+        return [d for d in found if d.code == "drift"]
+
+    await editor.until(lambda: any("10 more files" in d.message for d in drift_marks()))
+    marks = drift_marks()
+    assert len(marks) == 21
+    assert [m.message.split(" (")[0] for m in marks[:2]] == [
+        "Not in the approved plan: gen/file0.py",
+        "Not in the approved plan: gen/file1.py",
+    ]
+    assert marks[-1].message.startswith("And 10 more files written outside the plan")
+    allow = [a.title for a in await editor.code_actions(path, 0, 0) if "Allow" in a.title]
+    assert len(allow) == 20 and allow[0] == "Allow gen/file0.py for this plan"

@@ -61,6 +61,8 @@ SETTLE = 0.2
 # Files outside the plan told one by one, per execution; the rest are shown on the plan only
 # (an agent that generates hundreds of files must not bring as many messages).
 MAX_TOLD = 5
+# Drifting files with a diagnostic of their own in the plan; one more names how many else.
+MAX_DRIFT_MARKS = 20
 
 
 class ProgressFeature(Feature):
@@ -241,12 +243,25 @@ def plan_diagnostics(server: PlanModeServer, path: Path, text: str) -> list[type
     lines = lsp_lines(text) or [""]
     hints = not inlayhints.supported(server)
     for progress in server.service.executions.executing(path):
-        for entry in unallowed_drift(progress):
+        outside = unallowed_drift(progress)
+        for entry in outside[:MAX_DRIFT_MARKS]:
             found.append(
                 diagnostic(
                     0,
                     lines,
                     drift.warning_message(entry.path, entry.tool, progress.plan_file),
+                    types.DiagnosticSeverity.Warning,
+                    DRIFT_CODE,
+                )
+            )
+        if len(outside) > MAX_DRIFT_MARKS:
+            more = len(outside) - MAX_DRIFT_MARKS
+            found.append(
+                diagnostic(
+                    0,
+                    lines,
+                    f"And {more} more files written outside the plan: planmode progress lists "
+                    f"them, and the command {protocol.COMMAND_ALLOW_FILE} allows one.",
                     types.DiagnosticSeverity.Warning,
                     DRIFT_CODE,
                 )
@@ -325,7 +340,7 @@ def actions(server: PlanModeServer, path: Path, requested: types.Range) -> list[
                             ],
                         )
                     )
-        for entry in unallowed_drift(progress):
+        for entry in unallowed_drift(progress)[:MAX_DRIFT_MARKS]:  # those with a diagnostic
             found.append(
                 types.Command(
                     title=f"Allow {entry.path} for this plan",
