@@ -147,6 +147,13 @@ class Client:
             )
         )
 
+    def close(self, path: Path) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri())
+            )
+        )
+
     def edit(self, path: Path, line: int, text: str, version: int) -> None:
         at = types.Position(line=line, character=0)
         self.client.text_document_did_change(
@@ -275,6 +282,10 @@ async def one_round(bench: Client, root: Path, figures: dict[str, list[float]]) 
         await timed(lambda: bench.code_lens(plan_path), 20)
     )
     await decide(bench, approval, pending)
+    # Closed: the next figure is the server's own work. With the plan open in an editor that
+    # does not reload it (eglot, Neovim) a revision also waits up to buffers.RELOAD_WAIT for a
+    # reload before its edit, which this client would never answer.
+    bench.close(plan_path)
 
     # exit -> approve of a 4.5 MB plan.
     await bench.call("planMode/enter", {})
