@@ -25,14 +25,13 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import subprocess
-import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tests.e2e import tmux
 from tests.e2e.codex.fake_api import MODEL
 
 API_KEY_ENV = "PLANMODE_FAKE_OPENAI_API_KEY"
@@ -64,8 +63,7 @@ def versions() -> list[str]:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("PLANMODE_E2E_CACHE") or str(Path.home() / ".cache" / "planmode-e2e")
-    return Path(base) / "codex"
+    return tmux.cache_dir("codex")
 
 
 def codex_binary(version: str) -> Path:
@@ -78,9 +76,7 @@ def installed(version: str) -> str | None:
     if not binary.exists():
         return f"{binary} is missing (tests/e2e/codex/install.sh {version} installs it)"
     try:
-        out = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=60
-        ).stdout
+        out = tmux.version_output(binary)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{binary} --version failed: {exc}"
     return None if out.split()[-1:] == [version] else f"{binary} --version said {out!r}"
@@ -185,12 +181,17 @@ def write_config(
     return config
 
 
-class Codex:
+class Codex(tmux.TmuxPane):
     """One interactive ``codex`` in its own tmux server; the screen is read with capture-pane.
 
     ``home`` is the user's private HOME (``CODEX_HOME`` is ``home/.codex``), ``work`` a
     directory for its ``TMPDIR``, which must not contain ``home``.
     """
+
+    program = "codex"
+    # Inline mode writes the conversation into the scrollback.
+    scrollback = 400
+    status_name = "footer"
 
     def __init__(
         self,
@@ -214,7 +215,6 @@ class Codex:
         self.project = project
         self.home = home
         self.codex_home = home / ".codex"
-        self.socket = f"codexreal-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmpdir = work / f"codex-tmp-{uuid.uuid4().hex[:6]}"
         tmpdir.mkdir(parents=True)
         if self.codex_home.resolve().is_relative_to(tmpdir.resolve()):
@@ -246,72 +246,20 @@ class Codex:
             "HTTPS_PROXY": proxy,
             "HTTP_PROXY": proxy,
             "NO_PROXY": "127.0.0.1,localhost",
-            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
-            **(
-                {"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}
-                if os.environ.get("XDG_RUNTIME_DIR")
-                else {}
-            ),
+            **tmux.inherited_env(),
             **(extra_env or {}),
         }
         command = [str(codex_binary(version)), "--no-alt-screen", "--no-daemon", *(args or [])]
-        script = " ".join(
-            ["exec", "env", "-i", *(shlex.quote(f"{k}={v}") for k, v in env.items())]
-            + [shlex.quote(c) for c in command]
-        )
-        self._tmux(
-            "new-session", "-d", "-x", "160", "-y", "50", "-c", str(project), "sh", "-c", script
-        )
-        self._tmux("set-option", "-g", "remain-on-exit", "on")
-
-    def _tmux(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-
-    def screen(self) -> str:
-        """The pane with its scrollback (inline mode writes the conversation there)."""
-        return self._tmux("capture-pane", "-p", "-J", "-S", "-400")
-
-    def visible(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J")
+        self._start("codexreal", env, command, project)
 
     def status(self) -> str:
         """The footer under the prompt (the visible pane's last lines): model and mode."""
         lines = [line for line in self.visible().splitlines() if line.strip()]
         return "\n".join(lines[-3:])
 
-    def wait_status(self, pattern: str, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while re.search(pattern, self.status()) is None:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the footer never showed {pattern!r}:\n{self.status()}")
-            time.sleep(0.1)
-
-    def wait_screen(
-        self, pattern: str | Callable[[str], bool], timeout: float = 30.0, *, visible: bool = False
-    ) -> str:
-        check = pattern if callable(pattern) else (lambda s: re.search(pattern, s) is not None)
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.visible() if visible else self.screen()
-            if check(shown):
-                return shown
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the screen never showed {pattern!r}:\n{shown}")
-            time.sleep(0.1)
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", *keys)
-
-    def type(self, line: str) -> None:
-        """Type ``line`` into the prompt and press Enter once the composer shows it."""
-        self._tmux("send-keys", "-l", line)
+    def _wait_typed(self, line: str) -> None:
+        """The composer shows the line after its prompt."""
         self.wait_screen(lambda shown: f"› {line}" in shown, 10, visible=True)
-        self._tmux("send-keys", "Enter")
 
     def ready(self, timeout: float = 30.0) -> None:
         """Wait for the prompt's footer (the model's name): Codex is up and waiting."""
@@ -339,19 +287,3 @@ class Codex:
             except ValueError:
                 continue  # a line still being written
         return lines
-
-    def exited(self) -> bool:
-        return self._tmux("display-message", "-p", "#{pane_dead}").strip() == "1"
-
-    def wait_exit(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not self.exited():
-            if time.monotonic() > deadline:
-                raise TimeoutError("codex did not exit")
-            time.sleep(0.1)
-
-    def close(self) -> None:
-        self._tmux("kill-server")
-        # tmux leaves the socket of a killed server behind.
-        base = os.environ.get("TMUX_TMPDIR") or "/tmp"
-        Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)

@@ -12,24 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 import signal
-import subprocess
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.e2e import tmux
 from tests.e2e.gemini.fake_api import API_KEY
 
 VERSION = "0.61.0"
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("PLANMODE_E2E_CACHE") or str(Path.home() / ".cache" / "planmode-e2e")
-    return Path(base) / "gemini"
+    return tmux.cache_dir("gemini")
 
 
 def gemini_binary(version: str = VERSION) -> Path:
@@ -136,8 +131,10 @@ def trust_project_hooks(home: Path, project: Path) -> None:
     (home / ".gemini" / "trusted_hooks.json").write_text(json.dumps({str(project): keys}))
 
 
-class GeminiCli:
+class GeminiCli(tmux.TmuxPane):
     """One interactive ``gemini`` in its own tmux server; the screen is read with capture-pane."""
+
+    program = "gemini"
 
     def __init__(
         self,
@@ -155,7 +152,6 @@ class GeminiCli:
         self.version = version
         self.project = project
         self.home = home
-        self.socket = f"gemreal-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         env = {
             "HOME": str(home),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -167,12 +163,7 @@ class GeminiCli:
             # No relaunch of node with a larger heap: one process to watch and to end.
             "GEMINI_CLI_NO_RELAUNCH": "true",
             "NO_UPDATE_NOTIFIER": "1",
-            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
-            **(
-                {"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}
-                if os.environ.get("XDG_RUNTIME_DIR")
-                else {}
-            ),
+            **tmux.inherited_env(),
             **(extra_env or {}),
         }
         command = [
@@ -181,82 +172,21 @@ class GeminiCli:
             *(["--approval-mode", approval_mode] if approval_mode else []),
             *(args or []),
         ]
-        script = " ".join(
-            ["exec", "env", "-i", *(shlex.quote(f"{k}={v}") for k, v in env.items())]
-            + [shlex.quote(c) for c in command]
-        )
-        self._tmux(
-            "new-session",
-            "-d",
-            "-x",
-            str(width),
-            "-y",
-            str(height),
-            "-c",
-            str(project),
-            "sh",
-            "-c",
-            script,
-        )
-        self._tmux("set-option", "-g", "remain-on-exit", "on")
-
-    def _tmux(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J", "-S", "-200")
-
-    def visible(self) -> str:
-        """The visible pane only (no scroll-back): the prompt, dialogs and the status line."""
-        return self._tmux("capture-pane", "-p", "-J")
-
-    def wait_screen(
-        self, pattern: str | Callable[[str], bool], timeout: float = 30.0, visible: bool = False
-    ) -> str:
-        check = pattern if callable(pattern) else (lambda s: re.search(pattern, s) is not None)
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.visible() if visible else self.screen()
-            if check(shown):
-                return shown
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the screen never showed {pattern!r}:\n{shown}")
-            time.sleep(0.1)
+        self._start("gemreal", env, command, project, width, height)
 
     def wait_ready(self, timeout: float = 60.0) -> str:
         """Wait for the input prompt (``Type your message``)."""
         return self.wait_screen(r"Type your message", timeout, visible=True)
 
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", *keys)
-
-    def type(self, line: str) -> None:
-        """Type ``line`` into the prompt and press Enter once the prompt shows it."""
-        self._tmux("send-keys", "-l", line)
+    def _wait_typed(self, line: str) -> None:
         self.wait_screen(lambda shown: line in shown, 10, visible=True)
         time.sleep(0.2)  # the input box settles before Enter submits it
-        self._tmux("send-keys", "Enter")
-
-    def exited(self) -> bool:
-        return self._tmux("display-message", "-p", "#{pane_dead}").strip() == "1"
-
-    def wait_exit(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not self.exited():
-            if time.monotonic() > deadline:
-                raise TimeoutError("gemini did not exit")
-            time.sleep(0.1)
 
     def close(self) -> None:
         # The pane's process leads its own process group; a wrapped CLI (strace) can outlive
         # the hang-up of kill-server, so the group is ended too.
-        pane = self._tmux("display-message", "-p", "#{pane_pid}").strip()
-        self._tmux("kill-server")
+        pane = self.pane_pid()
+        super().close()
         for signal_number in (signal.SIGTERM, signal.SIGKILL):
             try:
                 if not pane.isdigit() or os.getpgid(int(pane)) != int(pane):
@@ -265,6 +195,3 @@ class GeminiCli:
             except (ProcessLookupError, PermissionError):
                 break
             time.sleep(0.2)
-        # tmux leaves the socket of a killed server behind.
-        base = os.environ.get("TMUX_TMPDIR") or "/tmp"
-        Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)

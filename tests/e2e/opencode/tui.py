@@ -20,15 +20,14 @@ import contextlib
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tests.e2e import tmux
 
 PROVIDER = "planmode"
 MODEL = "planmode-fake"
@@ -40,8 +39,7 @@ AGENT_LINE = re.compile(r"┃\s+(Plan|Build)(?: auto)? · " + re.escape(MODEL_NA
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("PLANMODE_E2E_CACHE") or str(Path.home() / ".cache" / "planmode-e2e")
-    return Path(base) / "opencode"
+    return tmux.cache_dir("opencode")
 
 
 def opencode_binary(version: str) -> Path:
@@ -62,9 +60,7 @@ def installed(version: str) -> str | None:
     if not (plugin_deps(version) / "node_modules" / "@opencode-ai" / "plugin").is_dir():
         return f"{plugin_deps(version)} has no @opencode-ai/plugin (install.sh {version})"
     try:
-        out = subprocess.run(
-            [str(binary), "--version"], capture_output=True, text=True, timeout=60
-        ).stdout
+        out = tmux.version_output(binary)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{binary} --version failed: {exc}"
     return None if out.strip() == version else f"{binary} --version said {out!r}"
@@ -150,8 +146,10 @@ def environment(home: Path, extra: dict[str, str] | None = None) -> dict[str, st
     }
 
 
-class OpenCode:
+class OpenCode(tmux.TmuxPane):
     """One interactive ``opencode`` in its own tmux server; the screen is read with capture-pane."""
+
+    program = "opencode"
 
     def __init__(
         self,
@@ -165,50 +163,14 @@ class OpenCode:
         self.version = version
         self.project = project
         self.home = home
-        self.socket = f"ocreal-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         env = environment(home, extra_env)
         command = [str(opencode_binary(version)), "--log-level", "DEBUG", *(args or [])]
-        script = " ".join(
-            ["exec", "env", "-i", *(shlex.quote(f"{k}={v}") for k, v in env.items())]
-            + [shlex.quote(c) for c in command]
-        )
         width, height = size
-        self._tmux(
-            "new-session",
-            "-d",
-            "-x",
-            str(width),
-            "-y",
-            str(height),
-            "-c",
-            str(project),
-            "sh",
-            "-c",
-            script,
-        )
-        self._tmux("set-option", "-g", "remain-on-exit", "on")
-
-    def _tmux(self, *args: str) -> str:
-        return subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
+        self._start("ocreal", env, command, project, width, height)
 
     def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-J")
-
-    def wait_screen(self, pattern: str | Callable[[str], bool], timeout: float = 30.0) -> str:
-        check = pattern if callable(pattern) else (lambda s: re.search(pattern, s) is not None)
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if check(shown):
-                return shown
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the screen never showed {pattern!r}:\n{shown}")
-            time.sleep(0.1)
+        """The visible pane: OpenCode draws its whole conversation there."""
+        return self.visible()
 
     def ready(self, timeout: float = 30.0) -> None:
         """Wait for the prompt: the agent's name and the model under the input box."""
@@ -231,15 +193,6 @@ class OpenCode:
         if self.agent() != name:
             raise TimeoutError(f"Tab never reached {name!r}; the screen:\n{self.screen()}")
 
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", *keys)
-
-    def type(self, line: str) -> None:
-        """Type ``line`` into the prompt and press Enter once the prompt shows it."""
-        self._tmux("send-keys", "-l", line)
-        self.wait_screen(lambda shown: line in shown, 10)
-        self._tmux("send-keys", "Enter")
-
     def exit(self, timeout: float = 20.0) -> None:
         """``/exit``, as a user quits: the first Enter may only pick it in the command list."""
         self.type("/exit")
@@ -256,24 +209,11 @@ class OpenCode:
         files = sorted((self.home / ".local" / "share" / "opencode" / "log").glob("*.log"))
         return files[-1].read_text(errors="replace") if files else ""
 
-    def exited(self) -> bool:
-        return self._tmux("display-message", "-p", "#{pane_dead}").strip() == "1"
-
-    def wait_exit(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not self.exited():
-            if time.monotonic() > deadline:
-                raise TimeoutError("opencode did not exit")
-            time.sleep(0.1)
-
     def close(self) -> None:
         # The pane's process leads its own process group; a CLI that outlives tmux's hang-up
         # (one run under strace did) is ended with its group.
-        pane = self._tmux("display-message", "-p", "#{pane_pid}").strip()
-        self._tmux("kill-server")
+        pane = self.pane_pid()
+        super().close()
         if pane.isdigit():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(int(pane), signal.SIGKILL)
-        # tmux leaves the socket of a killed server behind.
-        base = os.environ.get("TMUX_TMPDIR") or "/tmp"
-        Path(base, f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
