@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
-import threading
-import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
+
+from tests.e2e.fake_api_server import JsonHandler, ScriptedApi
 
 MODEL = "claude-sonnet-4-5-20250929"
 
@@ -98,40 +96,36 @@ def _flatten(content: Any) -> str:
 
 
 @dataclass
-class FakeApi:
-    """The server, its request log and the queue of main-loop turns."""
+class FakeApi(ScriptedApi[Request]):
+    """The Messages API: its routes and its stream."""
 
-    log: list[Request] = field(default_factory=list)
-    _turns: queue.Queue[tuple[Request, queue.Queue[list[dict[str, Any]]]]] = field(
-        default_factory=queue.Queue
-    )
-    _server: ThreadingHTTPServer | None = None
-    _pending: queue.Queue[list[dict[str, Any]]] | None = None
+    client = "Claude Code"
+
+    def is_main_loop(self, request: Request) -> bool:
+        return _is_main_loop(request)
+
+    def side_reply(self, request: Request) -> list[dict[str, Any]]:
+        return _side_answer(request)
+
+    def unanswered(self) -> list[dict[str, Any]]:
+        return [text("(the test never answered this turn)")]
 
     def start(self) -> str:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
-            def do_GET(self) -> None:
+        class Handler(JsonHandler):
+            def get(self) -> None:
                 api.log.append(Request(self.path, {}))
                 if self.path.startswith("/v1/models"):
                     self._json({"data": [_model_entry()], "has_more": False})
                 else:
                     self._json({"type": "error", "error": {"type": "not_found_error"}}, 404)
 
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+            def head(self) -> None:
+                self.send_empty(200)
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
+            def post(self) -> None:
+                raw = self.read_body()
                 try:
                     body = json.loads(raw)
                 except ValueError:
@@ -151,13 +145,7 @@ class FakeApi:
                     self._json({"type": "error", "error": {"type": "not_found_error"}}, 404)
 
             def _json(self, payload: Any, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("request-id", f"req_{next(_ids)}")
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(payload, status, headers=[("request-id", f"req_{next(_ids)}")])
 
             def _stream(self, blocks: list[dict[str, Any]], body: dict[str, Any]) -> None:
                 self.send_response(200)
@@ -173,43 +161,7 @@ class FakeApi:
                     self.wfile.flush()
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    # the model's side
-    def _answer(self, request: Request) -> list[dict[str, Any]]:
-        if not _is_main_loop(request):
-            return _side_answer(request)
-        answer: queue.Queue[list[dict[str, Any]]] = queue.Queue()
-        self._turns.put((request, answer))
-        try:
-            return answer.get(timeout=300)
-        except queue.Empty:
-            return [text("(the test never answered this turn)")]
-
-    def turn(self, timeout: float = 60.0) -> Request:
-        """Wait for Claude Code's next main-loop request; answer it with ``reply``."""
-        if self._pending is not None:
-            raise AssertionError("the previous turn was never answered")
-        deadline = time.monotonic() + timeout
-        try:
-            request, self._pending = self._turns.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise TimeoutError(f"no request from Claude Code within {timeout:.0f} s") from None
-        return request
-
-    def reply(self, *blocks: dict[str, Any]) -> None:
-        if self._pending is None:
-            raise AssertionError("reply() without a turn()")
-        self._pending.put(list(blocks))
-        self._pending = None
+        return f"http://127.0.0.1:{self.serve(Handler)}"
 
     def dump(self) -> str:
         lines = []

@@ -21,13 +21,13 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
-import queue
 import threading
 import time
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.e2e.fake_api_server import JsonHandler, ScriptedApi
 
 # A model from Codex's built-in list: with an unknown name Codex offers no apply_patch tool.
 MODEL = "gpt-5.5"
@@ -218,19 +218,25 @@ def _decode(raw: bytes, encoding: str) -> bytes:
 
 
 @dataclass
-class FakeApi:
-    """The server, its request log and the queue of main-loop turns."""
+class FakeApi(ScriptedApi[Request]):
+    """The Responses API: its routes and its stream, and a proxy that refuses every tunnel."""
 
-    log: list[Request] = field(default_factory=list)
     # Seconds between two streamed events: the real API trickles tokens, and Codex renders as
     # they come. Zero streams as fast as the socket takes them.
     pace: float = 0.0
-    _turns: queue.Queue[tuple[Request, queue.Queue[list[dict[str, Any]]]]] = field(
-        default_factory=queue.Queue
-    )
-    _server: ThreadingHTTPServer | None = None
-    _pending: queue.Queue[list[dict[str, Any]]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    client = "Codex"
+    answer_timeout = 600
+
+    def is_main_loop(self, request: Request) -> bool:
+        return is_main_loop(request)
+
+    def side_reply(self, request: Request) -> list[dict[str, Any]]:
+        return side_answer(request)
+
+    def unanswered(self) -> list[dict[str, Any]]:
+        return [text("(the test never answered this turn)")]
 
     @property
     def base_url(self) -> str:
@@ -241,12 +247,7 @@ class FakeApi:
     def start(self) -> str:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
+        class Handler(JsonHandler):
             def _record(self, body: dict[str, Any]) -> Request:
                 request = Request(
                     self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
@@ -255,7 +256,7 @@ class FakeApi:
                     api.log.append(request)
                 return request
 
-            def do_GET(self) -> None:
+            def get(self) -> None:
                 self._record({})
                 path = self.path.split("?")[0]
                 if path.endswith("/models"):
@@ -263,23 +264,18 @@ class FakeApi:
                 else:
                     self._json(_error("not_found", f"no route for GET {path}"), 404)
 
-            def do_CONNECT(self) -> None:
+            def connect(self) -> None:
                 # Anything Codex tries to reach on the Internet, through the proxy the test
                 # names (HTTPS_PROXY): logged, and refused.
                 self._record({})
-                self.send_response(403)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                self.send_empty(403)
                 self.close_connection = True
 
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+            def head(self) -> None:
+                self.send_empty(200)
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
+            def post(self) -> None:
+                raw = self.read_body()
                 try:
                     decoded = _decode(raw, (self.headers.get("Content-Encoding") or "").lower())
                     body = json.loads(decoded or b"{}")
@@ -297,13 +293,7 @@ class FakeApi:
                     self._json(_error("not_found", f"no route for POST {path}"), 404)
 
             def _json(self, payload: Any, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("x-request-id", _id("req"))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(payload, status, headers=[("x-request-id", _id("req"))])
 
             def _stream(self, items: list[dict[str, Any]], request: Request) -> None:
                 self.send_response(200)
@@ -324,43 +314,8 @@ class FakeApi:
                     pass  # Codex gave up on the stream (an interrupt): nothing to answer.
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self.base_url
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    # the model's side
-    def _answer(self, request: Request) -> list[dict[str, Any]]:
-        if not is_main_loop(request):
-            return side_answer(request)
-        answer: queue.Queue[list[dict[str, Any]]] = queue.Queue()
-        self._turns.put((request, answer))
-        try:
-            return answer.get(timeout=600)
-        except queue.Empty:
-            return [text("(the test never answered this turn)")]
-
-    def turn(self, timeout: float = 60.0) -> Request:
-        """Wait for Codex's next main-loop request; answer it with ``reply``."""
-        if self._pending is not None:
-            raise AssertionError("the previous turn was never answered")
-        try:
-            request, self._pending = self._turns.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            raise TimeoutError(f"no request from Codex within {timeout:.0f} s") from None
-        return request
-
-    def reply(self, *items: dict[str, Any]) -> None:
-        """Answer the turn ``turn()`` returned with these output items, streamed."""
-        if self._pending is None:
-            raise AssertionError("reply() without a turn()")
-        self._pending.put(list(items))
-        self._pending = None
 
     def main_requests(self) -> list[Request]:
         with self._lock:

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
 import re
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from tests.e2e.fake_api_server import JsonHandler, ScriptedApi
 
 API_KEY = "AIzaSy-planmode-e2e-" + "x" * 19
 MODEL_VERSION = "gemini-2.5-pro"
@@ -167,29 +166,29 @@ def _flatten(parts: Any) -> str:
 
 
 @dataclass
-class FakeApi:
-    """The server, its request log and the queue of main-loop turns."""
+class FakeApi(ScriptedApi[Request]):
+    """The Gemini API: its routes and its stream; side requests answered from their schema."""
 
-    log: list[Request] = field(default_factory=list)
     # Answers for side requests by a word their system instruction or schema holds; the
     # default answers are in _side_answer.
     side_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _turns: queue.Queue[tuple[Request, queue.Queue[list[dict[str, Any]]]]] = field(
-        default_factory=queue.Queue
-    )
-    _server: ThreadingHTTPServer | None = None
-    _pending: queue.Queue[list[dict[str, Any]]] | None = None
+
+    client = "Gemini CLI"
+
+    def is_main_loop(self, request: Request) -> bool:
+        return is_main_loop(request)
+
+    def side_reply(self, request: Request) -> list[dict[str, Any]]:
+        return [text(json.dumps(self._side_answer(request)))]
+
+    def unanswered(self) -> list[dict[str, Any]]:
+        return [text("(the test never answered this turn)")]
 
     def start(self) -> str:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
-            def do_GET(self) -> None:
+        class Handler(JsonHandler):
+            def get(self) -> None:
                 request = Request("GET", self.path, {}, dict(self.headers.items()))
                 api.log.append(request)
                 path = urlsplit(self.path).path.rstrip("/")
@@ -200,9 +199,8 @@ class FakeApi:
                 else:
                     self._error(404, f"Method not found: {self.path}", "NOT_FOUND")
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
+            def post(self) -> None:
+                raw = self.read_body()
                 try:
                     body = json.loads(raw)
                 except ValueError:
@@ -225,12 +223,7 @@ class FakeApi:
                     self._error(404, f"Method not found: {self.path}", "NOT_FOUND")
 
             def _json(self, payload: Any, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(payload, status, content_type="application/json; charset=UTF-8")
 
             def _error(self, status: int, message: str, reason: str) -> None:
                 self._json(
@@ -251,26 +244,7 @@ class FakeApi:
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    # the model's side
-    def _answer(self, request: Request) -> list[dict[str, Any]]:
-        if not is_main_loop(request):
-            return [text(json.dumps(self._side_answer(request)))]
-        answer: queue.Queue[list[dict[str, Any]]] = queue.Queue()
-        self._turns.put((request, answer))
-        try:
-            return answer.get(timeout=300)
-        except queue.Empty:
-            return [text("(the test never answered this turn)")]
+        return f"http://127.0.0.1:{self.serve(Handler)}"
 
     def _side_answer(self, request: Request) -> dict[str, Any]:
         about = request.system_text() + json.dumps(request.body.get("generationConfig") or {})
@@ -278,25 +252,6 @@ class FakeApi:
             if word in about:
                 return answer
         return _side_answer(request)
-
-    def turn(self, timeout: float = 60.0) -> Request:
-        """Wait for the CLI's next main-loop request; answer it with ``reply``."""
-        if self._pending is not None:
-            raise AssertionError("the previous turn was never answered")
-        try:
-            request, self._pending = self._turns.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError(f"no request from Gemini CLI within {timeout:.0f} s") from None
-        return request
-
-    def reply(self, *parts: dict[str, Any]) -> None:
-        if self._pending is None:
-            raise AssertionError("reply() without a turn()")
-        self._pending.put(list(parts))
-        self._pending = None
-
-    def main_loop(self) -> list[Request]:
-        return [r for r in self.log if is_main_loop(r)]
 
     def dump(self) -> str:
         lines = []

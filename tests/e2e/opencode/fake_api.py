@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.e2e.fake_api_server import JsonHandler, ScriptedApi
 
 MODEL = "planmode-fake"
 TITLE = "Plan a change"
@@ -128,16 +127,21 @@ def _flatten(content: Any) -> str:
 
 
 @dataclass
-class FakeApi:
-    """The server, its request log and the queue of main-loop turns."""
+class FakeApi(ScriptedApi[Request]):
+    """The Chat Completions API: its routes and its stream, and an empty npm registry."""
 
-    log: list[Request] = field(default_factory=list)
-    _turns: queue.Queue[tuple[Request, queue.Queue[list[dict[str, Any]]]]] = field(
-        default_factory=queue.Queue
-    )
-    _server: ThreadingHTTPServer | None = None
-    _pending: queue.Queue[list[dict[str, Any]]] | None = None
     root: str = ""
+
+    client = "OpenCode"
+
+    def is_main_loop(self, request: Request) -> bool:
+        return is_main_loop(request)
+
+    def side_reply(self, request: Request) -> list[dict[str, Any]]:
+        return _side_answer(request)
+
+    def unanswered(self) -> list[dict[str, Any]]:
+        return [text("(the test never answered this turn)")]
 
     @property
     def registry(self) -> str:
@@ -153,22 +157,16 @@ class FakeApi:
         """Serve on a free port; the base URL a provider's ``baseURL`` names (``…/v1``)."""
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
-            def do_GET(self) -> None:
+        class Handler(JsonHandler):
+            def get(self) -> None:
                 api.log.append(Request(self.path, {}, dict(self.headers)))
                 if self.path.split("?")[0].rstrip("/").endswith("/models"):
                     self._json({"object": "list", "data": [_model_entry()]})
                 else:
                     self._json(_error("not_found", f"no route {self.path}"), 404)
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b"{}"
+            def post(self) -> None:
+                raw = self.read_body()
                 try:
                     body = json.loads(raw)
                 except ValueError:
@@ -185,12 +183,7 @@ class FakeApi:
                     self._json(_error("not_found", f"no route {self.path}"), 404)
 
             def _json(self, payload: Any, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send_json(payload, status)
 
             def _stream(self, blocks: list[dict[str, Any]], body: dict[str, Any]) -> None:
                 self.send_response(200)
@@ -208,46 +201,8 @@ class FakeApi:
                     pass  # the CLI gave up on the answer (interrupted, exited)
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.root = f"http://127.0.0.1:{self._server.server_port}"
+        self.root = f"http://127.0.0.1:{self.serve(Handler)}"
         return f"{self.root}/v1"
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    # the model's side
-    def _answer(self, request: Request) -> list[dict[str, Any]]:
-        if not is_main_loop(request):
-            return _side_answer(request)
-        answer: queue.Queue[list[dict[str, Any]]] = queue.Queue()
-        self._turns.put((request, answer))
-        try:
-            return answer.get(timeout=300)
-        except queue.Empty:
-            return [text("(the test never answered this turn)")]
-
-    def turn(self, timeout: float = 60.0) -> Request:
-        """Wait for OpenCode's next main-loop request; answer it with ``reply``."""
-        if self._pending is not None:
-            raise AssertionError("the previous turn was never answered")
-        try:
-            request, self._pending = self._turns.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            raise TimeoutError(f"no request from OpenCode within {timeout:.0f} s") from None
-        return request
-
-    def reply(self, *blocks: dict[str, Any]) -> None:
-        if self._pending is None:
-            raise AssertionError("reply() without a turn()")
-        self._pending.put(list(blocks))
-        self._pending = None
-
-    def main_loop(self) -> list[Request]:
-        return [r for r in self.log if is_main_loop(r)]
 
     def dump(self) -> str:
         lines = []
