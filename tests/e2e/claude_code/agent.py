@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.claude_code.fake_api import FakeApi, Request, text, tool_use
 from tests.e2e.claude_code.tui import ClaudeCode
+from tests.e2e.fake_api_server import next_turn
 
 # Where Claude Code's plan-mode reminder tells the model to write its plan.
 PLAN_PATH = re.compile(r"(?:create your plan at|A plan file already exists at) (/\S+?\.md)")
@@ -41,19 +41,7 @@ class Agent:
         return request
 
     async def turn(self, timeout: float = 30.0) -> Request:
-        def wait() -> Request:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    return self.api.turn(min(1.0, max(0.0, deadline - time.monotonic())))
-                except TimeoutError:
-                    if time.monotonic() >= deadline:
-                        raise TimeoutError(
-                            f"Claude Code sent no request within {timeout:.0f} s; its screen:\n"
-                            + self.claude.screen()
-                        ) from None
-
-        self.last = await asyncio.to_thread(wait)
+        self.last = await next_turn(self.api, timeout, self.claude.screen)
         return self.last
 
     async def call(self, name: str, tool_input: dict[str, Any], timeout: float = 30.0) -> Request:

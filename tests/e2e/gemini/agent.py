@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.fake_api_server import next_turn
 from tests.e2e.gemini.fake_api import FakeApi, Request, function_call, text
 from tests.e2e.gemini.tui import GeminiCli
 
@@ -41,19 +41,7 @@ class Agent:
         return request
 
     async def turn(self, timeout: float = 30.0) -> Request:
-        def wait() -> Request:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    return self.api.turn(min(1.0, max(0.0, deadline - time.monotonic())))
-                except TimeoutError:
-                    if time.monotonic() >= deadline:
-                        raise TimeoutError(
-                            f"Gemini CLI sent no request within {timeout:.0f} s; its screen:\n"
-                            + self.cli.visible()
-                        ) from None
-
-        self.last = await asyncio.to_thread(wait)
+        self.last = await next_turn(self.api, timeout, self.cli.visible)
         return self.last
 
     async def call(self, name: str, args: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:

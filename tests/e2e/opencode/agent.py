@@ -3,13 +3,12 @@ waits that leave the editor's LSP client running (every wait is in a thread)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.fake_api_server import next_turn
 from tests.e2e.opencode.fake_api import FakeApi, Request, text, tool_call
 from tests.e2e.opencode.tui import OpenCode
 
@@ -38,19 +37,7 @@ class Agent:
         return request
 
     async def turn(self, timeout: float = 30.0) -> Request:
-        def wait() -> Request:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    return self.api.turn(min(1.0, max(0.0, deadline - time.monotonic())))
-                except TimeoutError:
-                    if time.monotonic() >= deadline:
-                        raise TimeoutError(
-                            f"OpenCode sent no request within {timeout:.0f} s; its screen:\n"
-                            + self.opencode.screen()
-                        ) from None
-
-        self.last = await asyncio.to_thread(wait)
+        self.last = await next_turn(self.api, timeout, self.opencode.screen)
         return self.last
 
     async def call(self, name: str, arguments: dict[str, Any], timeout: float = 30.0) -> str:
