@@ -74,6 +74,24 @@ def set_up_gemini(root: Path, home: Path) -> None:
     trust_project_hooks(home, root)
 
 
+def require_gemini() -> None:
+    """Skip the test where the Gemini CLI cannot run."""
+    why = installed(GEMINI_VERSION)
+    if why is not None:
+        pytest.skip(f"Gemini CLI {GEMINI_VERSION} cannot run here: {why}")
+
+
+def set_up(tmp_path: Path) -> tuple[Path, Path]:
+    """The workspace (``src/app.py``) with ``planmode init gemini`` done, the private home."""
+    root = (tmp_path / "workspace").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(ORIGINAL)
+    home = tmp_path / "home"
+    prepare_home(home, root)
+    set_up_gemini(root, home)
+    return root, home
+
+
 def blocked(response: dict[str, object]) -> str:
     """The reason of a call a hook refused, as the model reads it."""
     error = str(response.get("error", ""))
@@ -82,15 +100,8 @@ def blocked(response: dict[str, object]) -> str:
 
 
 async def test_plan_mode_in_real_gemini_cli(tmp_path: Path) -> None:
-    why = installed(GEMINI_VERSION)
-    if why is not None:
-        pytest.skip(f"Gemini CLI {GEMINI_VERSION} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(ORIGINAL)
-    home = tmp_path / "home"
-    prepare_home(home, root)
-    set_up_gemini(root, home)
+    require_gemini()
+    root, home = set_up(tmp_path)
 
     api = FakeApi()
     base_url = api.start()

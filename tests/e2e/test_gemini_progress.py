@@ -14,17 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from lsprotocol import types
 
 from tests.e2e.gemini.agent import Agent, failure_report
 from tests.e2e.gemini.fake_api import FakeApi, function_call
-from tests.e2e.gemini.tui import GeminiCli, installed, prepare_home
+from tests.e2e.gemini.tui import GeminiCli
 from tests.e2e.harness import Editor, capabilities, running_editor
-from tests.e2e.test_gemini import GEMINI_VERSION, blocked, lens, set_up_gemini
+from tests.e2e.test_gemini import GEMINI_VERSION, blocked, lens, require_gemini, set_up
 
 PROGRESS = "planMode/didChangeProgress"
-ORIGINAL = "print('hello')\n"
 FIRST = "Read the name from argv in src/app.py"
 SECOND = "Add a test in tests/test_app.py"
 PLAN = f"# Greet by name\n\n## Steps\n1. {FIRST}.\n2. {SECOND}.\n\n## Verification\nRun it.\n"
@@ -40,15 +38,8 @@ def caps() -> types.ClientCapabilities:
 
 
 async def test_progress_and_drift_in_real_gemini_cli(tmp_path: Path) -> None:
-    why = installed(GEMINI_VERSION)
-    if why is not None:
-        pytest.skip(f"Gemini CLI {GEMINI_VERSION} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(ORIGINAL)
-    home = tmp_path / "home"
-    prepare_home(home, root)
-    set_up_gemini(root, home)
+    require_gemini()
+    root, home = set_up(tmp_path)
 
     api = FakeApi()
     base_url = api.start()

@@ -87,27 +87,38 @@ def set_up_opencode(root: Path, home: Path) -> Path:
     return path
 
 
+def require_opencode() -> None:
+    """Skip the test where OpenCode (or tmux, git) cannot run."""
+    why = installed(VERSION)
+    if why is not None:
+        pytest.skip(f"OpenCode {VERSION} cannot run here: {why}")
+    if shutil.which("tmux") is None or shutil.which("git") is None:
+        pytest.skip("the OpenCode test needs tmux and git")
+
+
+def set_up(tmp_path: Path) -> tuple[Path, Path, FakeApi, dict[str, str]]:
+    """The git workspace with ``planmode init opencode`` done, the private home, the fake API
+    serving, and the environment OpenCode runs in (npm pointed at the API's empty registry)."""
+    root = workspace(tmp_path)
+    home = tmp_path / "home"
+    api = FakeApi()
+    prepare_home(home, VERSION, api.start())
+    set_up_opencode(root, home)
+    env = {"npm_config_registry": api.registry}
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    return root, home, api, env
+
+
 def reason_of(result: str) -> str:
     assert result.startswith("Denied by plan mode"), result
     return result
 
 
 async def test_plan_mode_in_real_opencode(tmp_path: Path) -> None:
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"OpenCode {VERSION} cannot run here: {why}")
-    if shutil.which("tmux") is None or shutil.which("git") is None:
-        pytest.skip("the OpenCode test needs tmux and git")
+    require_opencode()
     started = time.monotonic()
-    root = workspace(tmp_path)
-    home = tmp_path / "home"
-    api = FakeApi()
-    base_url = api.start()
-    prepare_home(home, VERSION, base_url)
-    set_up_opencode(root, home)
-    env = {"npm_config_registry": api.registry}
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    root, home, api, env = set_up(tmp_path)
     async with running_editor(root, home) as editor:
         await editor.endpoint()
         sandboxed = (await editor.state())["sandbox"]["mechanism"]
@@ -236,20 +247,9 @@ async def test_an_interrupted_plan_exit_is_withdrawn_and_tab_leaves_plan_mode(
     """Esc Esc while the editor reviews the plan: the plugin withdraws the approval (the editor's
     lenses go) and the model reads OpenCode's own '[Tool execution was interrupted]'; Tab to the
     build agent leaves plan mode at the next request."""
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"OpenCode {VERSION} cannot run here: {why}")
-    if shutil.which("tmux") is None or shutil.which("git") is None:
-        pytest.skip("the OpenCode test needs tmux and git")
+    require_opencode()
     started = time.monotonic()
-    root = workspace(tmp_path)
-    home = tmp_path / "home"
-    api = FakeApi()
-    prepare_home(home, VERSION, api.start())
-    set_up_opencode(root, home)
-    env = {"npm_config_registry": api.registry}
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    root, home, api, env = set_up(tmp_path)
     async with running_editor(root, home) as editor:
         await editor.endpoint()
         opencode = OpenCode(VERSION, root, home, extra_env=env, args=["--agent", "plan"])

@@ -7,19 +7,14 @@ docs/opencode.md, "After approval: progress and drift"; docs/protocol.md ยง12.1โ
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.opencode.agent import Agent, failure_report
-from tests.e2e.opencode.fake_api import FakeApi
-from tests.e2e.opencode.tui import OpenCode, installed, prepare_home
+from tests.e2e.opencode.tui import OpenCode
 from tests.e2e.test_gemini_progress import caps, progress_until
-from tests.e2e.test_opencode import VERSION, lens, set_up_opencode, workspace
+from tests.e2e.test_opencode import VERSION, lens, require_opencode, set_up
 
 FIRST = "Read the name from argv in src/app.py"
 SECOND = "Add a test in tests/test_app.py"
@@ -27,21 +22,9 @@ PLAN = f"# Greet by name\n\n## Steps\n1. {FIRST}.\n2. {SECOND}.\n\n## Verificati
 
 
 async def test_progress_and_drift_in_real_opencode(tmp_path: Path) -> None:
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"OpenCode {VERSION} cannot run here: {why}")
-    if shutil.which("tmux") is None or shutil.which("git") is None:
-        pytest.skip("the OpenCode test needs tmux and git")
+    require_opencode()
     started = time.monotonic()
-    root = workspace(tmp_path)
-    home = tmp_path / "home"
-    api = FakeApi()
-    base_url = api.start()
-    prepare_home(home, VERSION, base_url)
-    set_up_opencode(root, home)
-    env = {"npm_config_registry": api.registry}
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    root, home, api, env = set_up(tmp_path)
     async with running_editor(root, home, caps=caps()) as editor:
         await editor.endpoint()
         opencode = OpenCode(VERSION, root, home, extra_env=env, args=["--agent", "plan"])
