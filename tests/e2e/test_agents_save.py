@@ -10,28 +10,19 @@ plan mode and the library lists the plan ``saved`` with the agent's name. Claude
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.e2e import test_codex, test_gemini, test_opencode
 from tests.e2e.codex.fake_api import FakeApi as CodexApi
 from tests.e2e.codex.fake_api import text
 from tests.e2e.codex.tui import Codex
-from tests.e2e.codex.tui import installed as codex_installed
 from tests.e2e.gemini.agent import Agent as GeminiAgent
 from tests.e2e.gemini.fake_api import FakeApi as GeminiApi
-from tests.e2e.gemini.tui import GeminiCli, prepare_home
-from tests.e2e.gemini.tui import installed as gemini_installed
+from tests.e2e.gemini.tui import GeminiCli
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.opencode.agent import Agent as OpenCodeAgent
-from tests.e2e.opencode.fake_api import FakeApi as OpenCodeApi
 from tests.e2e.opencode.tui import OpenCode
-from tests.e2e.opencode.tui import installed as opencode_installed
-from tests.e2e.opencode.tui import prepare_home as prepare_opencode_home
 from tests.e2e.review import lens
 
 SAVED = "The user saved the plan for later"
@@ -46,15 +37,8 @@ async def listed(editor: Editor, plan: Path) -> dict[str, object]:
 
 async def test_save_for_later_in_real_gemini_cli(tmp_path: Path) -> None:
     version = test_gemini.GEMINI_VERSION
-    why = gemini_installed(version)
-    if why is not None:
-        pytest.skip(f"Gemini CLI {version} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(test_gemini.ORIGINAL)
-    home = tmp_path / "home"
-    prepare_home(home, root)
-    test_gemini.set_up_gemini(root, home)
+    test_gemini.require_gemini()
+    root, home = test_gemini.set_up(tmp_path)
     api = GeminiApi()
     base_url = api.start()
     async with running_editor(root, home) as editor:
@@ -88,12 +72,8 @@ async def test_save_for_later_in_real_gemini_cli(tmp_path: Path) -> None:
 
 async def test_save_for_later_in_real_codex(tmp_path: Path) -> None:
     version = test_codex.VERSION
-    why = codex_installed(version)
-    if why is not None:
-        pytest.skip(f"Codex CLI {version} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(test_codex.ORIGINAL)
+    test_codex.require_codex()
+    root = test_codex.workspace(tmp_path)
     home = tmp_path / "home"
     api = CodexApi()
     base_url = api.start()
@@ -147,21 +127,9 @@ async def test_save_for_later_in_real_codex(tmp_path: Path) -> None:
 
 async def test_save_for_later_in_real_opencode(tmp_path: Path) -> None:
     version = test_opencode.VERSION
-    why = opencode_installed(version)
-    if why is not None:
-        pytest.skip(f"OpenCode {version} cannot run here: {why}")
-    if shutil.which("tmux") is None or shutil.which("git") is None:
-        pytest.skip("the OpenCode test needs tmux and git")
+    test_opencode.require_opencode()
     started = time.monotonic()
-    root = test_opencode.workspace(tmp_path)
-    home = tmp_path / "home"
-    api = OpenCodeApi()
-    base_url = api.start()
-    prepare_opencode_home(home, version, base_url)
-    test_opencode.set_up_opencode(root, home)
-    env = {"npm_config_registry": api.registry}
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    root, home, api, env = test_opencode.set_up(tmp_path)
     async with running_editor(root, home) as editor:
         await editor.endpoint()
         opencode = OpenCode(version, root, home, extra_env=env, args=["--agent", "plan"])

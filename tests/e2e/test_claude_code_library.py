@@ -15,8 +15,15 @@ import pytest
 
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi
-from tests.e2e.claude_code.project import CASES, ORIGINAL, PLAN, denied, set_up_claude_code
-from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
+from tests.e2e.claude_code.project import (
+    CASES,
+    ORIGINAL,
+    PLAN,
+    denied,
+    require_claude_code,
+    set_up_project,
+)
+from tests.e2e.claude_code.tui import ClaudeCode
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.review import lens
 
@@ -27,15 +34,8 @@ SAVED = "The user saved the plan for later"
 async def test_save_for_later_in_real_claude_code(
     version: str, plans_directory: str | None, tmp_path: Path
 ) -> None:
-    why = installed(version)
-    if why is not None:
-        pytest.skip(f"Claude Code {version} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(ORIGINAL)
-    home = tmp_path / "home"
-    prepare_home(home, root)
-    set_up_claude_code(root, home, plans_directory)
+    require_claude_code(version)
+    root, home = set_up_project(tmp_path, plans_directory)
 
     api = FakeApi()
     base_url = api.start()

@@ -21,7 +21,8 @@ import pytest
 
 from tests.e2e.claude_code.agent import Agent, failure_report
 from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
-from tests.e2e.claude_code.tui import ClaudeCode, installed, prepare_home
+from tests.e2e.claude_code.project import require_claude_code
+from tests.e2e.claude_code.tui import ClaudeCode, prepare_home
 from tests.e2e.harness import running_editor
 
 VERSIONS = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
@@ -67,9 +68,7 @@ def choose_yes(claude: ClaudeCode) -> None:
 async def test_plan_mode_leaves_the_users_rules_to_claude_code(
     version: str, tmp_path: Path
 ) -> None:
-    why = installed(version)
-    if why is not None:
-        pytest.skip(f"Claude Code {version} cannot run here: {why}")
+    require_claude_code(version)
     root = (tmp_path / "workspace").resolve()
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("print('hello')\n")

@@ -53,6 +53,21 @@ BLOCKED = "Command blocked by PreToolUse hook: Denied by plan mode"
 EVENTS = ["PreToolUse", "PermissionRequest", "Stop", "UserPromptSubmit", "SessionEnd"]
 
 
+def require_codex() -> None:
+    """Skip the test where Codex cannot run."""
+    why = installed(VERSION)
+    if why is not None:
+        pytest.skip(f"Codex CLI {VERSION} cannot run here: {why}")
+
+
+def workspace(tmp_path: Path) -> Path:
+    """The project: ``src/app.py``."""
+    root = (tmp_path / "workspace").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(ORIGINAL)
+    return root
+
+
 def set_up_codex(root: Path, home: Path, base_url: str) -> None:
     """The user's own Codex configuration (the provider, the project trusted), and
     ``planmode init codex``: the project's hooks, trusted in the user's config.toml."""
@@ -119,12 +134,8 @@ def report(api: FakeApi, codex: Codex, out: Path) -> str:
 
 
 async def test_plan_mode_in_real_codex(tmp_path: Path) -> None:
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"Codex CLI {VERSION} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(ORIGINAL)
+    require_codex()
+    root = workspace(tmp_path)
     home = tmp_path / "home"
     api = FakeApi()
     base_url = api.start()

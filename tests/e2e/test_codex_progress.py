@@ -17,13 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.e2e.codex.fake_api import FakeApi, add_file, custom_tool_call, function_call, patch, text
-from tests.e2e.codex.tui import Codex, installed, write_config
+from tests.e2e.codex.tui import Codex, write_config
 from tests.e2e.harness import Editor, running_editor
 from tests.e2e.review import lens
-from tests.e2e.test_codex import VERSION, Model, report
+from tests.e2e.test_codex import VERSION, Model, report, require_codex, workspace
 from tests.e2e.test_gemini_progress import caps, progress_until
 
 FIRST = "Read the name from argv in src/app.py"
@@ -46,12 +44,8 @@ def set_up(root: Path, home: Path, base_url: str) -> None:
 
 
 async def test_progress_and_drift_in_real_codex(tmp_path: Path) -> None:
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"Codex CLI {VERSION} cannot run here: {why}")
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text("print('hello')\n")
+    require_codex()
+    root = workspace(tmp_path)
     home = tmp_path / "home"
     api = FakeApi()
     base_url = api.start()

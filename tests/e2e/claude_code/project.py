@@ -11,7 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.claude_code.fake_api import Request
+from tests.e2e.claude_code.tui import installed, prepare_home
 
 # The oldest version the hook is written for and the newest at the time of writing; the
 # Makefile installs exactly these (make claude-code).
@@ -52,6 +55,25 @@ def set_up_claude_code(root: Path, home: Path, plans_directory: str | None) -> N
     assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
     prefix = Path(written["env"]["CLAUDE_CODE_SHELL_PREFIX"])
     assert prefix.is_relative_to(home) and prefix.is_file(), written
+
+
+def require_claude_code(version: str) -> None:
+    """Skip the test where Claude Code ``version`` cannot run."""
+    why = installed(version)
+    if why is not None:
+        pytest.skip(f"Claude Code {version} cannot run here: {why}")
+
+
+def set_up_project(tmp_path: Path, plans_directory: str | None) -> tuple[Path, Path]:
+    """The workspace (``src/app.py``) and the private home, ``planmode init claude-code`` done
+    over the user's settings."""
+    root = (tmp_path / "workspace").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(ORIGINAL)
+    home = tmp_path / "home"
+    prepare_home(home, root)
+    set_up_claude_code(root, home, plans_directory)
+    return root, home
 
 
 def denied(request: Request) -> str:
