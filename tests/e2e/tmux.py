@@ -23,11 +23,15 @@ def cache_dir(agent: str) -> Path:
     return Path(base) / agent
 
 
-def version_output(binary: Path) -> str:
-    """What ``binary --version`` prints; OSError or TimeoutExpired when it does not answer."""
-    return subprocess.run(
-        [str(binary), "--version"], capture_output=True, text=True, timeout=60
-    ).stdout
+def version_problem(binary: Path, answers: Callable[[str], bool]) -> str | None:
+    """None when what ``binary --version`` prints ``answers`` the version wanted, else why not."""
+    try:
+        out = subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=60
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{binary} --version failed: {exc}"
+    return None if answers(out) else f"{binary} --version said {out!r}"
 
 
 def inherited_env() -> dict[str, str]:

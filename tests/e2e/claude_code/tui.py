@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -27,11 +26,7 @@ def installed(version: str) -> str | None:
     binary = claude_binary(version)
     if not binary.exists():
         return f"{binary} is missing (make claude-code installs it)"
-    try:
-        out = tmux.version_output(binary)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{binary} --version failed: {exc}"
-    return None if out.startswith(version) else f"{binary} --version said {out!r}"
+    return tmux.version_problem(binary, lambda out: out.startswith(version))
 
 
 def prepare_home(home: Path, project: Path) -> None:

@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -75,11 +74,7 @@ def installed(version: str) -> str | None:
     binary = codex_binary(version)
     if not binary.exists():
         return f"{binary} is missing (tests/e2e/codex/install.sh {version} installs it)"
-    try:
-        out = tmux.version_output(binary)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{binary} --version failed: {exc}"
-    return None if out.split()[-1:] == [version] else f"{binary} --version said {out!r}"
+    return tmux.version_problem(binary, lambda out: out.split()[-1:] == [version])
 
 
 def hook_trust(hooks_file: Path, hooks: Mapping[str, list[dict[str, Any]]]) -> dict[str, str]:

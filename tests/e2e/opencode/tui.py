@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -59,11 +58,7 @@ def installed(version: str) -> str | None:
         return f"{binary} is missing (tests/e2e/opencode/install.sh {version} installs it)"
     if not (plugin_deps(version) / "node_modules" / "@opencode-ai" / "plugin").is_dir():
         return f"{plugin_deps(version)} has no @opencode-ai/plugin (install.sh {version})"
-    try:
-        out = tmux.version_output(binary)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{binary} --version failed: {exc}"
-    return None if out.strip() == version else f"{binary} --version said {out!r}"
+    return tmux.version_problem(binary, lambda out: out.strip() == version)
 
 
 def seed_plugin_deps(directory: Path, version: str) -> None:
