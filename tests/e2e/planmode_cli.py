@@ -39,5 +39,19 @@ def run(
     )
 
 
+def init(agent: str, root: Path, env: dict[str, str]) -> None:
+    """``planmode init <agent>`` in the project ``root`` as a user runs it (the installed
+    script), ``env`` over the test's environment (the private ``HOME`` and the like)."""
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "planmode"), "init", agent],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
+    assert done.returncode == 0, done.stderr
+
+
 async def in_thread(fn, *args):  # type: ignore[no-untyped-def]
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,6 +21,7 @@ from tests.e2e.claude_code.fake_api import FakeApi, Request, tool_use
 from tests.e2e.claude_code.project import require_claude_code
 from tests.e2e.claude_code.tui import ClaudeCode, prepare_home
 from tests.e2e.harness import running_editor
+from tests.e2e.planmode_cli import init
 
 VERSIONS = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().split()
 
@@ -31,16 +29,7 @@ VERSIONS = (Path(__file__).parent / "claude_code" / "versions.txt").read_text().
 def set_up(root: Path, home: Path) -> None:
     """planmode's hooks (and shell prefix) in the project's settings, the user's deny rule in
     their own settings."""
-    env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")}
-    init = subprocess.run(
-        [str(Path(sys.executable).parent / "planmode"), "init", "claude-code"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    assert init.returncode == 0, init.stderr
+    init("claude-code", root, {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")})
     user = home / ".claude" / "settings.json"
     user.write_text(json.dumps({"permissions": {"deny": ["Bash(cat:*)"]}}))
 

@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from tests.e2e.codex.fake_api import patch as make_patch
 from tests.e2e.codex.fake_api import update_file as patch_update
 from tests.e2e.codex.tui import Codex, installed, versions, write_config
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.planmode_cli import init
 from tests.e2e.review import lens
 
 # The pinned version; `make agents-latest` runs npm's newest instead.
@@ -73,16 +72,7 @@ def set_up_codex(root: Path, home: Path, base_url: str) -> None:
     ``planmode init codex``: the project's hooks, trusted in the user's config.toml."""
     config = write_config(home / ".codex", root, base_url)
     users = config.read_text()
-    planmode = Path(sys.executable).parent / "planmode"
-    init = subprocess.run(
-        [str(planmode), "init", "codex"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")},
-    )
-    assert init.returncode == 0, init.stderr
+    init("codex", root, {"HOME": str(home), "CODEX_HOME": str(home / ".codex")})
     hooks = json.loads((root / ".codex" / "hooks.json").read_text())["hooks"]
     assert list(hooks) == EVENTS, hooks
     # The user's keys stay as they were; the trust of each hook is added below them.

@@ -10,9 +10,6 @@ configuration (by its code; its default model is offered none): the user's confi
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 from tests.e2e.codex.fake_api import FakeApi, add_file, custom_tool_call, function_call, patch, text
 from tests.e2e.codex.tui import Codex, write_config
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.planmode_cli import init
 from tests.e2e.review import lens
 from tests.e2e.test_codex import VERSION, Model, report, require_codex, workspace
 from tests.e2e.test_gemini_progress import caps, progress_until
@@ -32,15 +30,7 @@ BLOCKED = "Command blocked by PreToolUse hook: "
 
 def set_up(root: Path, home: Path, base_url: str) -> None:
     write_config(home / ".codex", root, base_url, extra="[tools.update_plan]\nenabled = true\n")
-    init = subprocess.run(
-        [str(Path(sys.executable).parent / "planmode"), "init", "codex"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")},
-    )
-    assert init.returncode == 0, init.stderr
+    init("codex", root, {"HOME": str(home), "CODEX_HOME": str(home / ".codex")})
 
 
 async def test_progress_and_drift_in_real_codex(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from tests.e2e.gemini.agent import Agent, failure_report
 from tests.e2e.gemini.fake_api import FakeApi
 from tests.e2e.gemini.tui import VERSION, GeminiCli, installed, prepare_home, trust_project_hooks
 from tests.e2e.harness import Editor, running_editor
+from tests.e2e.planmode_cli import init
 
 # `make gemini-latest` runs npm's newest release instead of the pinned one.
 GEMINI_VERSION = os.environ.get("PLANMODE_GEMINI_VERSION") or VERSION
@@ -50,16 +49,7 @@ def set_up_gemini(root: Path, home: Path) -> None:
     """``planmode init gemini`` over the user's own project settings, as a user runs it."""
     (root / ".gemini").mkdir()
     (root / ".gemini" / "settings.json").write_text(json.dumps({"ui": {"hideTips": True}}))
-    planmode = Path(sys.executable).parent / "planmode"
-    init = subprocess.run(
-        [str(planmode), "init", "gemini"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")},
-    )
-    assert init.returncode == 0, init.stderr
+    init("gemini", root, {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")})
     written = json.loads((root / ".gemini" / "settings.json").read_text())
     assert written["ui"] == {"hideTips": True}, written
     assert set(written["hooks"]) == {

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.claude_code.fake_api import Request
 from tests.e2e.claude_code.tui import installed, prepare_home
+from tests.e2e.planmode_cli import init
 
 # The oldest version the hook is written for and the newest at the time of writing; the
 # Makefile installs exactly these (make claude-code).
@@ -40,16 +39,7 @@ def set_up_claude_code(root: Path, home: Path, plans_directory: str | None) -> N
     if plans_directory:
         users["plansDirectory"] = plans_directory
     settings.write_text(json.dumps(users))
-    planmode = Path(sys.executable).parent / "planmode"
-    init = subprocess.run(
-        [str(planmode), "init", "claude-code"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")},
-    )
-    assert init.returncode == 0, init.stderr
+    init("claude-code", root, {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")})
     written = json.loads(settings.read_text())
     assert written.get("plansDirectory") == plans_directory, written
     assert set(written["hooks"]) == {"PreToolUse", "PermissionRequest", "SessionEnd"}, written
