@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tests.e2e.harness import Editor, running_editor
 from tests.e2e.opencode.agent import Agent, failure_report
 from tests.e2e.opencode.fake_api import FakeApi
 from tests.e2e.opencode.tui import OpenCode, installed, prepare_home
+from tests.e2e.planmode_cli import init
 
 HERE = Path(__file__).parent / "opencode"
 VERSION = (
@@ -54,7 +54,8 @@ def workspace(tmp_path: Path) -> Path:
     root = (tmp_path / "workspace").resolve()
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(ORIGINAL)
-    # A git project: OpenCode keeps the plan under <worktree>/.opencode/plans.
+    # A git project: OpenCode keeps the plan under <worktree>/.opencode/plans (elsewhere in
+    # its data directory), and .opencode is one of its config directories.
     git = ["git", "-c", "user.name=planmode", "-c", "user.email=planmode@example.invalid"]
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run([*git, "add", "-A"], cwd=root, check=True)
@@ -66,16 +67,7 @@ def set_up_opencode(root: Path, home: Path) -> Path:
     """``planmode init opencode`` over the user's own project config; the plugin's file."""
     users = {"instructions": ["README.md"], "permission": {"bash": {"grep *": "ask"}}}
     (root / "opencode.json").write_text(json.dumps(users))
-    planmode = Path(sys.executable).parent / "planmode"
-    init = subprocess.run(
-        [str(planmode), "init", "opencode"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")},
-    )
-    assert init.returncode == 0, init.stderr
+    init("opencode", root, {"HOME": str(home), "XDG_DATA_HOME": str(home / ".local" / "share")})
     written = json.loads((root / "opencode.json").read_text())
     assert written["instructions"] == ["README.md"], written
     (plugin,) = written["plugin"]

@@ -19,24 +19,18 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.e2e.opencode.fake_api import FakeApi, Request, text, tool_call
-from tests.e2e.opencode.tui import OpenCode, installed, prepare_home, seed_plugin_deps
+from tests.e2e.opencode.tui import OpenCode, prepare_home, seed_plugin_deps
+from tests.e2e.test_opencode import ORIGINAL, VERSION, require_opencode, workspace
 
 HERE = Path(__file__).parent / "opencode"
-VERSION = (
-    os.environ.get("PLANMODE_OPENCODE_VERSION") or (HERE / "versions.txt").read_text().split()[0]
-)
 RECORD = os.environ.get("PLANMODE_OPENCODE_RECORD")
 
 PROMPT = "Plan greeting by name in src/app.py"
-ORIGINAL = "print('hello')\n"
 PLAN = "# Greet by name\n\n1. Read the name from argv in src/app.py.\n\n## Verification\nRun it.\n"
 DENIED = "Denied by the test's plugin: while planning only the plan file may be written."
 # Where OpenCode's plan-mode reminder tells the model to write its plan.
@@ -72,19 +66,6 @@ class Model:
         return result
 
 
-def workspace(tmp_path: Path) -> Path:
-    root = (tmp_path / "workspace").resolve()
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text(ORIGINAL)
-    # A git project: OpenCode keeps the plan under <worktree>/.opencode/plans (elsewhere in
-    # its data directory), and .opencode is one of its config directories.
-    git = ["git", "-c", "user.name=planmode", "-c", "user.email=planmode@example.invalid"]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "init"], cwd=root, check=True)
-    return root
-
-
 def plugin_log(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -96,11 +77,7 @@ def calls(log: list[dict[str, Any]], tool: str) -> list[dict[str, Any]]:
 
 
 def test_plan_agent_with_a_logging_plugin(tmp_path: Path) -> None:
-    why = installed(VERSION)
-    if why is not None:
-        pytest.skip(f"OpenCode {VERSION} cannot run here: {why}")
-    if shutil.which("tmux") is None or shutil.which("git") is None:
-        pytest.skip("the OpenCode test needs tmux and git")
+    require_opencode()
     started = time.monotonic()
     root = workspace(tmp_path)
     home = tmp_path / "home"
