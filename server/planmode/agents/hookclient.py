@@ -20,6 +20,7 @@ from planmode import runtime
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
+    from collections.abc import Callable
     from typing import Any
 
 try:
@@ -118,6 +119,21 @@ def text(result: dict[str, Any], key: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise HookError(f"the plan-mode server's {key!r} is not text")
     return value
+
+
+def _named_session(session: object) -> bool:
+    return isinstance(session, str) and bool(session)
+
+
+def event(raw: bytes, valid_session: Callable[[object], bool] = _named_session) -> dict[str, Any]:
+    """The hook event an agent wrote on stdin: a JSON object naming its session. Raises on
+    anything else (bad JSON, deep nesting, another shape); the hook decides all the same."""
+    found = loads(raw)
+    if not isinstance(found, dict):
+        raise ValueError("not a JSON object")
+    if not valid_session(found.get("session_id")):
+        raise ValueError("no session_id")
+    return found
 
 
 def why(exc: BaseException) -> str:

@@ -55,7 +55,6 @@ from planmode.agents.hookclient import (
     ServerGone,
     dumps,
     endpoint,
-    loads,
     request,
 )
 
@@ -339,11 +338,7 @@ def run() -> int:
     raw = b""
     try:
         raw = sys.stdin.buffer.read()
-        event = loads(raw)
-        if not isinstance(event, dict):
-            raise ValueError("not a JSON object")
-        if not isinstance(event.get("session_id"), str) or not event["session_id"]:
-            raise ValueError("no session_id")
+        event = hookclient.event(raw)
     except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
         sys.stderr.write(f"planmode hook: the hook input cannot be read: {hookclient.why(exc)}\n")
         output = _fail_closed(

@@ -504,11 +504,7 @@ def run(argv: list[str] | None = None) -> int:
     raw = b""
     try:
         raw = sys.stdin.buffer.read()
-        event = loads(raw)
-        if not isinstance(event, dict):
-            raise ValueError("not a JSON object")
-        if not notes.valid_session(event.get("session_id")):
-            raise ValueError("no session_id")
+        event = hookclient.event(raw, notes.valid_session)
     except Exception as exc:  # bad JSON, deep nesting, huge input: decided all the same
         sys.stderr.write(f"planmode hook: the hook input cannot be read: {hookclient.why(exc)}\n")
         envelope = _envelope(raw)
